@@ -1,0 +1,225 @@
+"""The public transformations: ``grad``, ``autodiff`` and ``source``.
+
+Contract:
+- ``grad(f, wrt=0)`` returns a function taking f's arguments and returning the
+  gradient with respect to each ``wrt`` entry (one value for a single int or
+  name, a tuple for a tuple).  f must return a scalar.
+- ``autodiff(f, wrt=0, mode='reverse')`` returns the vector-Jacobian product
+  ``df(*args, seed)``; ``mode='forward'`` returns the Jacobian-vector product
+  ``df(*args, *tangents)``.
+- ``source(f, wrt=0, mode='reverse')`` returns the generated source.  Every
+  derivative function carries it as ``.source``.
+- Derivatives are built on first use, cached in memory per function and on
+  disk per source text, and rebuilt when a rule is registered, a closure
+  value or a global the derivative reads is rebound.
+
+Example::
+
+    >>> import numpy as np, srcad
+    >>> @srcad.grad
+    ... def f(x):
+    ...     return np.sum(np.sin(x))
+    >>> f(np.zeros(2))   # doctest: +SKIP
+    array([1., 1.])
+"""
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+
+from . import cache, loader
+from .errors import SrcadError, WrtError
+from .pipeline import build
+from .source import unwrap
+from .templates import REGISTRY
+
+Wrt = Union[int, str, Sequence[Union[int, str]]]
+MODES = ("reverse", "forward")
+_MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
+
+
+def parameter_names(func: Callable) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
+    """(positional parameter names, keyword-only names) of ``func``."""
+    signature = inspect.signature(func)
+    positional = tuple(p.name for p in signature.parameters.values()
+                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
+    keyword = tuple(p.name for p in signature.parameters.values() if p.kind == p.KEYWORD_ONLY)
+    return positional, keyword
+
+
+def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
+    """The parameter names ``wrt`` denotes, and whether the result is a tuple."""
+    positional, keyword = parameter_names(func)
+    label = f"{getattr(func, '__name__', 'f')}({', '.join(positional + keyword)})"
+    as_tuple = isinstance(wrt, (tuple, list))
+    entries = list(wrt) if as_tuple else [wrt]
+    if as_tuple and not entries:
+        raise WrtError(f"wrt=() names no parameter of {label}; pass a position or a name")
+    names = []
+    for entry in entries:
+        if isinstance(entry, bool) or not isinstance(entry, (int, str)):
+            raise WrtError(f"wrt entries are parameter positions or names, not {entry!r}; {label}")
+        if isinstance(entry, int):
+            if not -len(positional) <= entry < len(positional):
+                raise WrtError(f"wrt={entry} is out of range: {label} has {len(positional)} positional "
+                               f"parameter(s), so use 0..{len(positional) - 1} or a name")
+            name = positional[entry]
+        else:
+            if entry not in positional + keyword:
+                raise WrtError(f"wrt={entry!r} is not a parameter of {label}")
+            name = entry
+        if name in names:
+            raise WrtError(f"wrt names {name!r} twice")
+        names.append(name)
+    return tuple(names), as_tuple
+
+
+class Derivative:
+    """A derivative of ``func``, built on first call and cached.  Call it like the function."""
+
+    def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
+        if mode not in MODES:
+            raise SrcadError(f"mode={mode!r} is not a mode; use 'reverse' or 'forward'")
+        self.bound_self = getattr(func, "__self__", None) if inspect.ismethod(func) else None
+        self.func = unwrap(func)
+        if not callable(self.func):
+            raise SrcadError(f"{func!r} is not a function")
+        if not inspect.isfunction(self.func):
+            self.wrt, self.as_tuple = (), False
+        else:
+            shown = func if self.bound_self is None else func
+            self.wrt, self.as_tuple = resolve_wrt(shown, wrt)
+        self.mode = mode
+        self.options = dict(options, tuple_result=self.as_tuple)
+        self._compiled: Optional[Callable] = None
+        self._version = -1
+        self._watched: Tuple = ()
+        self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
+        self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
+
+    def __call__(self, *args, **kwargs):
+        if self._version != REGISTRY.version or self._watched and self._scope_changed():
+            self._load()
+        return self._compiled(*args, **kwargs)
+
+    @property
+    def source(self) -> str:
+        """The generated source of this derivative."""
+        return self._entry()[0]
+
+    def _scope_changed(self) -> bool:
+        for holder, name, value in self._watched:
+            if loader.scope_value(self.func, name, {}) is not value:
+                return True
+        return False
+
+    def _entry(self):
+        key = cache.disk_key(self.func, self.wrt, self.mode, self.options)
+        entry = _MEMORY.get(key)
+        if entry is None:
+            entry = _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options)
+        return entry
+
+    def _load(self) -> None:
+        version = REGISTRY.version
+        source, code, name, injected, fallback = self._entry()
+        function = loader.instantiate(code, name, injected, self.func, fallback)
+        if function is None:  # the cached module names something the scope no longer has
+            key = cache.disk_key(self.func, self.wrt, self.mode, self.options)
+            _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options, fresh=True)
+            source, code, name, injected, fallback = _MEMORY[key]
+            function = loader.instantiate(code, name, injected, self.func, fallback)
+        if self.bound_self is not None:
+            function = _bind(function, self.bound_self)
+        self._watched = tuple((None, n, loader.scope_value(self.func, n, fallback)) for n in injected)
+        self._compiled = function
+        self._version = version
+
+
+def _bind(function, obj):
+    def bound(*args, **kwargs):
+        return function(obj, *args, **kwargs)
+    return bound
+
+
+def _compile_entry(func, key, wrt, mode, options, fresh=False):
+    function_label = func.__name__
+    if not fresh:
+        hit = cache.load(key, function_label)
+        if hit is not None:
+            text, path = hit
+            source = text.partition("\n")[2]
+            meta = _read_meta(source)
+            if meta is not None:
+                name, injected = meta
+                return source, loader.compile_text(text, path, key[:12]), name, injected, {}
+    generated = build(func, wrt, mode, options)
+    source = generated.source
+    path = cache.store(key, function_label, source)
+    text = cache.file_text(key, source)
+    code = loader.compile_text(text, path, f"{function_label}-{key[:12]}")
+    return source, code, generated.function_name, tuple(sorted(generated.injected)), generated.injected
+
+
+def _read_meta(source: str):
+    """(function name, injected names) recorded in a generated module's text."""
+    injected = ()
+    for line in source.splitlines():
+        if line.startswith("# from the scope of "):
+            injected = tuple(part.strip() for part in line.partition(": ")[2].split(","))
+        elif line.startswith("def "):
+            return line[4:line.index("(")], injected
+    return None
+
+
+def _derivative(func, wrt, mode, optimize):
+    return Derivative(func, wrt, mode, {"optimize": bool(optimize)})
+
+
+def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, optimize: bool = True):
+    """The gradient of scalar-valued ``func`` with respect to the ``wrt`` parameters.
+
+    Works as ``@srcad.grad``, ``@srcad.grad(wrt=1)`` or ``srcad.grad(f, wrt=('x', 'y'))``.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x, y):
+        ...     return np.sum(x * y)
+        >>> srcad.grad(f, wrt=(0, 1))(np.ones(2), np.arange(2.0))   # doctest: +SKIP
+        (array([0., 1.]), array([1., 1.]))
+    """
+    if func is None:
+        return lambda f: _derivative(f, wrt, "reverse", optimize)
+    return _derivative(func, wrt, "reverse", optimize)
+
+
+def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True):
+    """The derivative of ``func`` as a vector-Jacobian (reverse) or Jacobian-vector (forward) product.
+
+    Reverse mode: ``df(*args, seed)`` returns the seed pulled back to each wrt
+    parameter.  Forward mode: ``df(*args, *tangents)`` returns the output's
+    tangent for the given input tangents.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sin(x)
+        >>> srcad.autodiff(f)(np.zeros(2), np.array([1.0, 2.0]))   # doctest: +SKIP
+        array([1., 2.])
+    """
+    return _derivative(func, wrt, mode, optimize)
+
+
+def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True) -> str:
+    """The generated source of ``func``'s derivative.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return x * x
+        >>> print(srcad.source(f))   # doctest: +SKIP
+    """
+    return _derivative(func, wrt, mode, optimize).source

@@ -1,0 +1,88 @@
+"""The pass framework: the unit every pass works on, and the two kinds of pass.
+
+Contract:
+- An ``Analysis`` reads ``unit.tree`` and stores its result in
+  ``unit.facts[pass.name]``; it never changes the tree.
+- A ``Transformation`` may replace or edit ``unit.tree`` and returns whether
+  it changed anything.
+- Passes talk to each other only through ``unit`` (the tree, its node
+  annotations, ``facts``, the ``namer`` and the module ``bindings``).
+- The order passes run in is not decided here: it is data, in
+  ``srcad.pipeline.PIPELINES``.
+
+Example::
+
+    class CountStatements(Analysis):
+        name = "count"
+        def analyse(self, unit):
+            return len(unit.tree.body)
+"""
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass, field
+from typing import Any, Dict, Tuple
+
+from ..errors import SrcadError, located
+from ..naming import Namer
+from ..source import ParsedFunction
+from ..templates import Bindings
+
+
+@dataclass
+class Unit:
+    """One derivative being built: the user's function, its tree and what passes learned."""
+
+    parsed: ParsedFunction
+    mode: str
+    wrt: Tuple[str, ...]
+    options: Dict[str, Any]
+    tree: Any = None
+    facts: Dict[str, Any] = field(default_factory=dict)
+    namer: Namer = None
+    bindings: Bindings = None
+
+    def __post_init__(self):
+        if self.tree is None:
+            self.tree = self.parsed.tree
+        if self.namer is None:
+            self.namer = Namer()
+        if self.bindings is None:
+            self.bindings = Bindings(self.namer)
+
+    def error(self, node, error_type, message: str, hint: str = "") -> SrcadError:
+        """An error of ``error_type`` located at ``node`` in the user's file."""
+        return located(error_type, message, hint, self.parsed.location(node))
+
+
+class Pass(abc.ABC):
+    """A named step of the pipeline."""
+
+    name = ""
+
+    @abc.abstractmethod
+    def run(self, unit: Unit) -> bool:
+        """Run on ``unit``; True when the tree changed."""
+
+
+class Analysis(Pass):
+    """A pass that computes facts about the tree and never changes it."""
+
+    @abc.abstractmethod
+    def analyse(self, unit: Unit):
+        """The facts this analysis computes."""
+
+    def run(self, unit: Unit) -> bool:
+        unit.facts[self.name] = self.analyse(unit)
+        return False
+
+
+class Transformation(Pass):
+    """A pass that rewrites the tree and says whether it changed it."""
+
+    @abc.abstractmethod
+    def transform(self, unit: Unit) -> bool:
+        """Rewrite ``unit.tree``; True when anything changed."""
+
+    def run(self, unit: Unit) -> bool:
+        return bool(self.transform(unit))

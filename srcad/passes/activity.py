@@ -1,0 +1,104 @@
+"""Analysis: which variables carry a derivative.
+
+Contract: ``unit.facts['activity']`` is an ``Activity`` with
+- ``varied``: names whose value depends differentiably on a ``wrt`` parameter;
+- ``useful``: names the returned value depends on differentiably;
+- ``active``: both.  Only active names get a derivative variable, and only
+  statements that assign an active name get derivative code.
+A value computed by a metadata read (``x.shape``), a comparison, or a function
+declared non-differentiable is never varied.  The analysis iterates to a fixed
+point, so it holds for loops as well as straight-line code.
+
+Example: in ``n = x.shape[0]; y = x * n; return y`` with wrt ``x``, ``x`` and
+``y`` are active and ``n`` is not.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import FrozenSet
+
+import gast
+
+from .. import syntax
+from ..syntax import annotation
+from ..templates import is_nondifferentiable
+from .normalize import is_metadata
+from . import Analysis
+
+
+@dataclass(frozen=True)
+class Activity:
+    varied: FrozenSet[str]
+    useful: FrozenSet[str]
+
+    @property
+    def active(self) -> FrozenSet[str]:
+        return self.varied & self.useful
+
+    def is_active(self, node) -> bool:
+        """Whether atom ``node`` is a name with a derivative."""
+        return isinstance(node, gast.Name) and node.id in self.varied and node.id in self.useful
+
+
+def carries_derivative(value) -> bool:
+    """Whether an operation's result can depend differentiably on its operands."""
+    if is_metadata(value) or isinstance(value, gast.Compare):
+        return False
+    if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.Not, gast.Invert)):
+        return False
+    if isinstance(value, gast.Call) and is_nondifferentiable(annotation(value.func, "ref")):
+        return False
+    return True
+
+
+def differentiable_operands(value):
+    """Names an operation reads through positions a derivative can flow through."""
+    if isinstance(value, gast.Subscript):
+        return syntax.loaded_names(value.value)
+    if isinstance(value, gast.Call):
+        names = set()
+        for arg in value.args:
+            names |= syntax.loaded_names(arg)
+        for keyword in value.keywords:
+            names |= syntax.loaded_names(keyword.value)
+        return names
+    return syntax.loaded_names(value)
+
+
+def _assignments(body):
+    for stmt in syntax.iter_statements(body):
+        if isinstance(stmt, gast.Assign):
+            yield stmt
+
+
+class ActivityAnalysis(Analysis):
+    """Forward (varied) and backward (useful) dependence, intersected."""
+
+    name = "activity"
+
+    def analyse(self, unit):
+        body = unit.tree.body
+        varied = set(unit.wrt)
+        changed = True
+        while changed:
+            changed = False
+            for stmt in _assignments(body):
+                if carries_derivative(stmt.value) and differentiable_operands(stmt.value) & varied:
+                    for target in syntax.stored_names(stmt.targets[0]):
+                        if target not in varied:
+                            varied.add(target)
+                            changed = True
+        useful = set()
+        for stmt in syntax.iter_statements(body):
+            if isinstance(stmt, gast.Return):
+                useful |= syntax.loaded_names(stmt.value)
+        changed = True
+        while changed:
+            changed = False
+            for stmt in _assignments(body):
+                if syntax.stored_names(stmt.targets[0]) & useful and carries_derivative(stmt.value):
+                    new = differentiable_operands(stmt.value) - useful
+                    if new:
+                        useful |= new
+                        changed = True
+        return Activity(frozenset(varied), frozenset(useful))

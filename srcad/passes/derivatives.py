@@ -1,0 +1,133 @@
+"""Shared machinery of the two mode transforms: rule lookup, instantiation, comments.
+
+Contract: ``Differentiator`` turns one A-normal-form assignment into the
+instantiated statements of its rule, in either mode, with ``d[...]`` left for
+the caller to resolve.  Both ``reverse`` and ``forward`` use it, so a construct
+gains a rule in one place and both modes see it.  The mode transforms are
+symmetric by design: each has one method per construct (assignment of an
+atom, of a tuple, of an operation through a rule) in the same order, and a
+construct added to one must be added to the other in the same place.
+
+Example: for ``y = sin_x * w`` in reverse mode, ``rule_statements`` returns
+``d[sin_x] = unbroadcast(d[y] * w, sin_x)`` and ``d[w] = ...``.
+"""
+from __future__ import annotations
+
+import operator
+from typing import List
+
+import gast
+
+from ..errors import MissingTemplateError, SrcadError
+from ..naming import callee_name
+from ..operators import BINARY, UNARY
+from .. import syntax
+from ..syntax import annotation
+from ..templates import REVERSE, instantiate, lookup
+
+_RULE_DECORATOR = {"reverse": "adjoint", "forward": "tangent"}
+
+
+def rule_key(value):
+    """The object whose rule differentiates operation ``value``."""
+    if isinstance(value, gast.BinOp):
+        return BINARY.get(type(value.op))
+    if isinstance(value, gast.UnaryOp):
+        return UNARY.get(type(value.op))
+    if isinstance(value, gast.Subscript):
+        return operator.getitem
+    if isinstance(value, gast.Call):
+        return annotation(value.func, "ref")
+    return None
+
+
+def rule_operands(value):
+    """(positional operands, keyword operands) of operation ``value``, in rule parameter order."""
+    if isinstance(value, gast.BinOp):
+        return [value.left, value.right], []
+    if isinstance(value, gast.UnaryOp):
+        return [value.operand], []
+    if isinstance(value, gast.Subscript):
+        return [value.value, value.slice], []
+    return list(value.args), list(value.keywords)
+
+
+def describe_operation(value) -> str:
+    """How an operation is named in messages: ``np.sin``, ``operator *``."""
+    if isinstance(value, gast.Call):
+        return _dotted(value.func)
+    if isinstance(value, gast.BinOp):
+        return f"the operator {_SYMBOLS.get(type(value.op), type(value.op).__name__)}"
+    if isinstance(value, gast.UnaryOp):
+        return f"the unary operator {type(value.op).__name__}"
+    return type(value).__name__
+
+
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
+            gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+
+
+def _dotted(node) -> str:
+    if isinstance(node, gast.Attribute):
+        return f"{_dotted(node.value)}.{node.attr}"
+    return getattr(node, "id", callee_name(node))
+
+
+class Differentiator:
+    """Instantiates rules for one unit in one mode."""
+
+    def __init__(self, unit, mode: str):
+        self.unit = unit
+        self.mode = mode
+
+    def rule_statements(self, stmt, output) -> List:
+        """The rule for ``stmt``'s operation, instantiated with ``output`` as its result."""
+        value = stmt.value
+        key = rule_key(value)
+        template = lookup(key, self.mode) if key is not None else None
+        if template is None:
+            raise self._missing(stmt, value)
+        args, keywords = rule_operands(value)
+        label = describe_operation(value)
+        try:
+            return instantiate(template, output, args, keywords, self.unit.namer, self.unit.bindings,
+                               lambda rule: label)
+        except SrcadError as exc:  # a rule that does not fit the call: report at the user's line
+            raise self.unit.error(stmt, SrcadError, str(exc)) from None
+
+    def _missing(self, stmt, value):
+        label = describe_operation(value)
+        decorator = _RULE_DECORATOR[self.mode]
+        short = callee_name(value.func) if isinstance(value, gast.Call) else "op"
+        example = ("d[x] = d[y] * ...  # the adjoint of each input" if self.mode == REVERSE
+                   else "d[y] = d[x] * ...  # the tangent of the output")
+        return self.unit.error(
+            stmt, MissingTemplateError,
+            f"{label} has no {decorator} rule, so srcad cannot differentiate this call",
+            f"register one:\n    @srcad.{decorator}({label})\n    def {short}_{decorator}(y, x):\n"
+            f"        {example}\n"
+            f"or mark it with srcad.nondifferentiable({label}) if no derivative flows through it")
+
+
+def comment_for(unit, lineno) -> gast.Expr:
+    """The ``# <source line>`` comment for statements from user line ``lineno``."""
+    return syntax.comment(unit.parsed.line_text(lineno))
+
+
+def with_comments(unit, groups) -> List:
+    """Flatten ``[(lineno, statements), ...]``, starting each run of one line with its comment."""
+    result, last = [], None
+    for lineno, statements in groups:
+        if not statements:
+            continue
+        if lineno != last:
+            result.append(comment_for(unit, lineno))
+            last = lineno
+        result.extend(statements)
+    return result
+
+
+def is_derivative_ref(node) -> bool:
+    """Whether ``node`` is template notation ``d[v]``."""
+    return (isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name)
+            and node.value.id == "d")

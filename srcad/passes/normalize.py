@@ -1,0 +1,252 @@
+"""Transformation: A-normal form with readable temporaries.
+
+Contract: after this pass the body holds only
+- ``name = op`` where ``op`` is an atom, ``a <binop> b``, ``<unop> a``,
+  ``f(a, ..., k=a)``, ``a[index]``, a metadata read (``a.shape``), a comparison
+  or a tuple/list of atoms;
+- ``return atom`` or ``return a, b, ...``;
+- expression statements with effects only on the outside world (``print``)
+  and ``assert``.
+Operands ("atoms") are names, constants, references to module attributes
+(``np.pi``) and metadata expressions (``x.shape[0] - 1``).  Each hoisted
+operation gets a temporary named after the expression (``sin_x`` for
+``np.sin(x)``); an expression returned directly is named ``out``.  Tuple
+targets are split into one assignment per name; ``x += e`` becomes
+``x = x + e``; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
+``np.sum(x, ...)``.  Every new node keeps the line number of the statement it
+came from.
+
+Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * w``.
+"""
+from __future__ import annotations
+
+from typing import List
+
+import gast
+import numpy as np
+
+from ..errors import UnsupportedSyntaxError
+from ..naming import describe
+from ..operators import METADATA_ATTRIBUTES, METHODS
+from .. import syntax
+from ..syntax import annotate, annotation
+from . import Transformation
+
+_METADATA_CALLS = (len, np.shape, np.ndim, np.size)
+_INDEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
+
+
+def is_metadata(node) -> bool:
+    """Whether ``node`` computes only shapes, sizes or constants (no derivative can flow)."""
+    if isinstance(node, gast.Constant):
+        return True
+    if isinstance(node, gast.Attribute):
+        return node.attr in METADATA_ATTRIBUTES
+    if isinstance(node, gast.Call):
+        return any(annotation(node.func, "ref") is fn for fn in _METADATA_CALLS)
+    if isinstance(node, gast.Subscript):
+        return is_metadata(node.value) and _is_index(node.slice)
+    if isinstance(node, gast.BinOp):
+        return is_metadata(node.left) and is_metadata(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return is_metadata(node.operand)
+    if isinstance(node, gast.Tuple):
+        return all(is_metadata(elt) for elt in node.elts)
+    return False
+
+
+def is_static(node) -> bool:
+    """An operand that needs no temporary: a name, constant, module attribute or metadata."""
+    if isinstance(node, (gast.Name, gast.Constant)):
+        return True
+    if isinstance(node, gast.Attribute) and annotation(node, "ref", None) is not None:
+        return not callable(annotation(node, "ref"))
+    if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant):
+        return True
+    return is_metadata(node)
+
+
+def _is_index(node) -> bool:
+    """Index arithmetic simple enough to leave inside a subscript (``i + 1``, ``:``, ``None``)."""
+    if isinstance(node, (gast.Name, gast.Constant)) or is_metadata(node):
+        return True
+    if isinstance(node, gast.Slice):
+        return all(part is None or _is_index(part) for part in (node.lower, node.upper, node.step))
+    if isinstance(node, gast.Tuple):
+        return all(_is_index(elt) for elt in node.elts)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, _INDEX_OPERATORS):
+        return _is_index(node.left) and _is_index(node.right)
+    if isinstance(node, gast.UnaryOp):
+        return _is_index(node.operand)
+    return False
+
+
+class Normalize(Transformation):
+    """Rewrite the body into A-normal form."""
+
+    name = "normalize"
+
+    def transform(self, unit):
+        self.unit = unit
+        unit.tree.body = self._block(unit.tree.body)
+        return True
+
+    def _block(self, body) -> List:
+        result = []
+        for stmt in body:
+            self.pending = []
+            lowered = self._statement(stmt)
+            for new in self.pending + lowered:
+                syntax.set_location(new, stmt.lineno)
+                result.append(new)
+        return result
+
+    # statements -----------------------------------------------------------
+    def _statement(self, stmt) -> List:
+        if isinstance(stmt, gast.Assign):
+            return self._assign(stmt.targets, stmt.value, stmt)
+        if isinstance(stmt, gast.AnnAssign):
+            return self._assign([stmt.target], stmt.value, stmt) if stmt.value is not None else []
+        if isinstance(stmt, gast.AugAssign):
+            if not isinstance(stmt.target, gast.Name):
+                raise self.unit.error(stmt, UnsupportedSyntaxError, "augmented assignment to an element",
+                                      "write `x = x + ...` with a copy for now")
+            load = syntax.name(stmt.target.id)
+            return self._assign([stmt.target], gast.BinOp(left=load, op=stmt.op, right=stmt.value), stmt)
+        if isinstance(stmt, gast.Return):
+            return [gast.Return(value=self._return_value(stmt.value))]
+        if isinstance(stmt, gast.Expr):
+            if isinstance(stmt.value, gast.Constant):
+                return []  # docstring or bare constant
+            return [gast.Expr(value=self._operation(stmt.value))]
+        if isinstance(stmt, gast.Pass):
+            return []
+        if isinstance(stmt, gast.Assert):
+            return [stmt]
+        raise self.unit.error(stmt, UnsupportedSyntaxError, f"`{type(stmt).__name__}` statement",
+                              "rewrite it with assignments and NumPy calls")
+
+    def _assign(self, targets, value, stmt) -> List:
+        if len(targets) > 1:  # a = b = expr
+            first = self._assign(targets[:1], value, stmt)
+            source = targets[0].id if isinstance(targets[0], gast.Name) else None
+            rest = []
+            for target in targets[1:]:
+                rest += self._assign([target], syntax.name(source), stmt) if source else []
+            return first + rest
+        target = targets[0]
+        if isinstance(target, gast.Name):
+            return [syntax.assign(target.id, self._operation(value))]
+        if isinstance(target, (gast.Tuple, gast.List)):
+            return self._unpack(target, value, stmt)
+        raise self.unit.error(target, UnsupportedSyntaxError, "assignment to an element or attribute",
+                              "build a new array (e.g. with np.where or np.concatenate) instead "
+                              "of storing into one")
+
+    def _unpack(self, target, value, stmt) -> List:
+        names = []
+        for elt in target.elts:
+            if not isinstance(elt, gast.Name):
+                raise self.unit.error(elt, UnsupportedSyntaxError, "unpacking into an element",
+                                      "unpack into plain names")
+            names.append(elt.id)
+        if isinstance(value, (gast.Tuple, gast.List)) and len(value.elts) == len(names):
+            reads = [syntax.loaded_names(elt) for elt in value.elts]
+            clash = any(names[i] in set().union(*reads[i + 1:]) for i in range(len(names)))
+            if not clash:  # a, b = e1, e2 is the same as a = e1; b = e2
+                statements = []
+                for target_name, element in zip(names, value.elts):
+                    self.pending = []
+                    operation = self._operation(element)
+                    statements += self.pending + [syntax.assign(target_name, operation)]
+                self.pending = []
+                return statements
+            atoms = [self._atom(elt) for elt in value.elts]
+            atoms = [self._hoist(atom, f"old_{atom.id}") if isinstance(atom, gast.Name) else atom
+                     for atom in atoms]
+            return [syntax.assign(n, a) for n, a in zip(names, atoms)]
+        source = self._atom(value, preferred="_".join(names))
+        return [syntax.assign(n, gast.Subscript(value=syntax.clone(source), slice=syntax.constant(i),
+                                                ctx=gast.Load()))
+                for i, n in enumerate(names)]
+
+    def _return_value(self, value):
+        if value is None:
+            return syntax.constant(None)
+        if isinstance(value, gast.Tuple):
+            return gast.Tuple(elts=[self._atom(elt) for elt in value.elts], ctx=gast.Load())
+        return self._atom(value, preferred="out")
+
+    # expressions ----------------------------------------------------------
+    def _hoist(self, operation, preferred=None) -> gast.Name:
+        temp = self.unit.namer.fresh(preferred or describe(operation))
+        self.pending.append(syntax.assign(temp, operation))
+        return syntax.name(temp)
+
+    def _atom(self, node, preferred=None):
+        if is_static(node):
+            return node
+        return self._hoist(self._operation(node), preferred)
+
+    def _operation(self, node):
+        """``node`` with every operand made an atom (the node itself may stay an operation)."""
+        if is_static(node):
+            return node
+        if isinstance(node, gast.BinOp):
+            return gast.BinOp(left=self._atom(node.left), op=node.op, right=self._atom(node.right))
+        if isinstance(node, gast.UnaryOp):
+            return gast.UnaryOp(op=node.op, operand=self._atom(node.operand))
+        if isinstance(node, gast.Compare):
+            return gast.Compare(left=self._atom(node.left), ops=node.ops,
+                                comparators=[self._atom(c) for c in node.comparators])
+        if isinstance(node, (gast.Tuple, gast.List)):
+            return type(node)(elts=[self._atom(elt) for elt in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Subscript):
+            return gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
+                                  ctx=gast.Load())
+        if isinstance(node, gast.Attribute):
+            if node.attr == "T":
+                return self._numpy_call("transpose", [self._atom(node.value)], [])
+            raise self.unit.error(node, UnsupportedSyntaxError, f"reading attribute `.{node.attr}`",
+                                  "pass the value as an argument")
+        if isinstance(node, gast.Call):
+            return self._call(node)
+        raise self.unit.error(node, UnsupportedSyntaxError, f"the expression `{type(node).__name__}`",
+                              "rewrite it with arithmetic and NumPy calls")
+
+    def _index(self, node):
+        if _is_index(node):
+            return node
+        if isinstance(node, gast.Tuple):
+            return gast.Tuple(elts=[self._index(elt) for elt in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Slice):
+            parts = [None if p is None else self._index(p) for p in (node.lower, node.upper, node.step)]
+            return gast.Slice(lower=parts[0], upper=parts[1], step=parts[2])
+        return self._hoist(self._operation(node), "index")
+
+    def _call(self, node):
+        args = [self._atom(arg) for arg in node.args]
+        keywords = [gast.keyword(arg=kw.arg, value=self._atom(kw.value)) for kw in node.keywords]
+        func = node.func
+        if isinstance(func, gast.Attribute) and annotation(func, "ref", None) is None:
+            method = METHODS.get(func.attr)
+            if method is None:
+                raise self.unit.error(node, UnsupportedSyntaxError, f"the method call `.{func.attr}()`",
+                                      "call the matching NumPy function instead")
+            numpy_function, pack = method
+            receiver = self._atom(func.value)
+            if pack and len(args) > 1:
+                args = [gast.Tuple(elts=args, ctx=gast.Load())]
+            return self._numpy_call(numpy_function.__name__, [receiver] + args, keywords)
+        if annotation(func, "ref", None) is None:
+            raise self.unit.error(node, UnsupportedSyntaxError, "calling a computed function",
+                                  "call a function by its name")
+        return gast.Call(func=func, args=args, keywords=keywords)
+
+    def _numpy_call(self, function_name, args, keywords):
+        module = self.unit.bindings.bind("np", np)
+        func = syntax.dotted(f"{module}.{function_name}")
+        annotate(func.value, "ref", np)
+        annotate(func, "ref", getattr(np, function_name))
+        return gast.Call(func=func, args=args, keywords=keywords)
+

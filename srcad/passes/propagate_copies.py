@@ -1,0 +1,64 @@
+"""Transformation: remove copies between generated names.
+
+Contract: a statement ``a = b`` between plain names is removed, and later
+reads of ``a`` read ``b``, when ``a`` is assigned only there, is not a
+parameter, is not a name from the user's own function, and is not the
+derivative of a parameter, and ``b`` is never written after it (neither
+assigned nor updated in place).  Says whether it removed anything.
+
+Example: ``dx_part = db`` then ``dx[1:] += dx_part`` becomes ``dx[1:] += db``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import gast
+
+from .. import syntax
+from . import Transformation
+
+
+def _written(stmt):
+    """Names a statement assigns or updates in place."""
+    if isinstance(stmt, gast.Assign):
+        return syntax.stored_names(stmt.targets[0])
+    if isinstance(stmt, gast.AugAssign):
+        target = stmt.target
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        return {target.id} if isinstance(target, gast.Name) else set()
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+        first = stmt.value.args[0]
+        return {first.id} if isinstance(first, gast.Name) else set()
+    return set()
+
+
+class PropagateCopies(Transformation):
+    """Forward-substitute single copies between generated names."""
+
+    name = "propagate_copies"
+
+    def transform(self, unit):
+        tree = unit.tree
+        protected = set(unit.facts.get("resolve", ()))
+        protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
+        protected |= {unit.namer.derivative(name) for name in unit.wrt}
+        body = tree.body
+        counts = Counter(name for stmt in body for name in _written(stmt))
+        changed = False
+        index = 0
+        while index < len(body):
+            stmt = body[index]
+            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and isinstance(stmt.value, gast.Name)):
+                target, source = stmt.targets[0].id, stmt.value.id
+                later = body[index + 1:]
+                if (target not in protected and counts[target] == 1
+                        and not any(source in _written(s) for s in later)):
+                    for following in later:
+                        syntax.rename(following, {target: source})
+                    del body[index]
+                    changed = True
+                    continue
+            index += 1
+        return changed

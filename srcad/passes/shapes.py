@@ -1,0 +1,107 @@
+"""Analysis helper: which names provably share a shape, in straight-line generated code.
+
+Contract: ``ShapeTable`` assigns each name a shape token: equal tokens mean
+equal shapes, ``SCALAR`` means shape ``()``, and None means unknown.  It never
+changes the tree.  The derivative of a variable has the variable's shape, so
+``dx`` gets the token of ``x``.  Used by ``simplify`` to drop ``unbroadcast``
+where it provably does nothing.
+
+Each name must be assigned once (true of the generated straight-line code
+after ``versioning``); a name whose shape cannot be derived is its own token.
+
+Example: after ``y = np.sin(x)`` and ``z = y * 2.0``, ``z``, ``y`` and ``x``
+share one token.
+"""
+from __future__ import annotations
+
+import types
+from typing import Dict, Optional
+
+import gast
+import numpy as np
+
+from .. import runtime
+
+SCALAR = "()"
+_REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std)
+_SAME_AS_SECOND = (runtime.unbroadcast, runtime.unreduce)
+
+
+def callee_object(func, objects: Dict):
+    """The object a call's function expression denotes, through the module's bindings."""
+    if isinstance(func, gast.Name):
+        return objects.get(func.id)
+    if isinstance(func, gast.Attribute):
+        owner = callee_object(func.value, objects)
+        return getattr(owner, func.attr, None) if owner is not None else None
+    return None
+
+
+class ShapeTable:
+    """Shape tokens of names, filled in statement order."""
+
+    def __init__(self, parameters, objects: Dict, derivative_of: Dict[str, str]):
+        self.tokens: Dict[str, Optional[str]] = {p: p for p in parameters}
+        self.objects = objects
+        self.derivative_of = derivative_of
+
+    def token(self, name: str) -> Optional[str]:
+        if name in self.tokens:
+            return self.tokens[name]
+        primal = self.derivative_of.get(name)
+        return self.tokens.get(primal) if primal is not None else None
+
+    def record(self, name: str, value) -> None:
+        primal = self.derivative_of.get(name)
+        known = self.tokens.get(primal) if primal is not None else None
+        if known is None:
+            known = self.of(value)
+        # An unknown shape still equals itself: the name becomes its own token.
+        self.tokens[name] = known if known is not None else name
+
+    def of(self, node) -> Optional[str]:
+        """The shape token of expression ``node``."""
+        if isinstance(node, gast.Name):
+            return self.token(node.id)
+        if isinstance(node, gast.Constant):
+            return SCALAR if isinstance(node.value, (int, float, complex)) else None
+        if isinstance(node, gast.UnaryOp):
+            return self.of(node.operand)
+        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+            return _combine(self.of(node.left), self.of(node.right))
+        if isinstance(node, gast.Call):
+            return self._call(node)
+        return None
+
+    def _call(self, node) -> Optional[str]:
+        function = callee_object(node.func, self.objects)
+        args = node.args
+        if function is None or not args:
+            return None
+        if isinstance(function, np.ufunc) and not node.keywords:
+            if function.nin == 1 and len(args) == 1:
+                return self.of(args[0])
+            if function.nin == 2 and len(args) == 2:
+                return _combine(self.of(args[0]), self.of(args[1]))
+        if isinstance(function, types.BuiltinFunctionType) and getattr(function, "__module__", "") == "math":
+            return SCALAR
+        if any(function is r for r in _REDUCTIONS) and len(args) == 1 and not node.keywords:
+            return SCALAR
+        if any(function is f for f in _SAME_AS_SECOND) and len(args) >= 2:
+            return self.of(args[1])
+        if function is runtime.zeros_like:
+            return self.of(args[0])
+        if function is runtime.maximum_share and len(args) == 2:
+            return _combine(self.of(args[0]), self.of(args[1]))
+        return None
+
+
+def _combine(left: Optional[str], right: Optional[str]) -> Optional[str]:
+    if left is None or right is None:
+        return None
+    if left == right or right == SCALAR:
+        return left
+    if left == SCALAR:
+        return right
+    return None
+

@@ -1,0 +1,115 @@
+"""The order passes run in, written once, as data; and the driver that runs them.
+
+Contract: ``PIPELINES[mode]`` is the tuple of pass names for that mode, and
+``PASSES`` maps each name to its pass class.  ``build(func, wrt, mode,
+options)`` runs the pipeline and returns a ``Generated`` holding the emitted
+module source, the derivative's name and the objects the module's globals
+need.  ``observe(stage_name, source)`` is called after every stage when given
+(``srcad show --passes`` prints those).
+
+Example::
+
+    >>> PIPELINES["reverse"][:3]
+    ('syntax_check', 'resolve', 'normalize')
+"""
+from __future__ import annotations
+
+import os
+import sys
+import types
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Optional, Tuple
+
+from . import runtime
+from .emit import to_source
+from .passes import Unit
+from .passes.activity import ActivityAnalysis
+from .passes.cleanup import Cleanup
+from .passes.normalize import Normalize
+from .passes.propagate_copies import PropagateCopies
+from .passes.resolve import Resolve
+from .passes.reverse import ReverseMode
+from .passes.simplify import Simplify
+from .passes.syntax_check import SyntaxCheck
+from .passes.versioning import Versioning
+from .source import parse_function
+from .version import __version__
+
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Normalize, Versioning, ActivityAnalysis,
+                                    ReverseMode, Simplify, PropagateCopies, Cleanup)}
+
+# The optimisation passes, run in this order until none changes the tree.
+# ``optimize=False`` skips them and shows the raw transform.
+OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
+MAX_ROUNDS = 10
+
+PIPELINES: Dict[str, Tuple] = {
+    "reverse": ("syntax_check", "resolve", "normalize", "versioning", "activity", "reverse", OPTIMIZE),
+}
+
+
+@dataclass
+class Generated:
+    """The emitted derivative module and what loading it needs."""
+
+    source: str
+    function_name: str
+    injected: Dict[str, Any]   # names the module reads from the user's scope
+    signature_note: Dict[str, Any]
+
+
+def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dict[str, Any]] = None,
+          observe: Optional[Callable[[str, str], None]] = None) -> Generated:
+    """Run ``mode``'s pipeline on ``func`` and emit the derivative module."""
+    unit = Unit(parse_function(func), mode, tuple(wrt), dict(options or {}))
+    if observe is not None:
+        observe("source", to_source(unit.tree))
+    for stage in PIPELINES[mode]:
+        if isinstance(stage, tuple):  # a group run to a fixed point
+            if not unit.options.get("optimize", True):
+                continue
+            for _ in range(MAX_ROUNDS):
+                if not any([_run(name, unit, observe) for name in stage]):
+                    break
+        else:
+            _run(stage, unit, observe)
+    imports, injected = _split_bindings(unit.bindings.objects)
+    header = _header(unit, mode, imports, injected)
+    source = header + to_source(unit.tree)
+    return Generated(source, unit.tree.name, injected, unit.facts.get(mode, {}))
+
+
+def _run(pass_name: str, unit: Unit, observe) -> bool:
+    changed = PASSES[pass_name]().run(unit)
+    if observe is not None and changed:
+        observe(pass_name, to_source(unit.tree))
+    return changed
+
+
+def _split_bindings(objects):
+    """Module-level names the file can import itself, and those injected from the user's scope."""
+    imports, injected = [], {}
+    runtime_names = []
+    for name in sorted(objects):
+        value = objects[name]
+        if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
+            imports.append(f"import {value.__name__}" + ("" if name == value.__name__ else f" as {name}"))
+        elif getattr(runtime, name, None) is value:
+            runtime_names.append(name)
+        else:
+            injected[name] = value
+    if runtime_names:
+        imports.append(f"from srcad.runtime import {', '.join(runtime_names)}")
+    return imports, injected
+
+
+def _header(unit, mode, imports, injected) -> str:
+    parsed = unit.parsed
+    qualname = getattr(parsed.func, "__qualname__", parsed.tree.name)
+    lines = [f"# srcad {__version__}: {mode}-mode derivative of {qualname} "
+             f"({os.path.basename(parsed.filename)}:{parsed.first_line}) "
+             f"with respect to {', '.join(unit.wrt)}"]
+    if injected:
+        lines.append(f"# from the scope of {parsed.tree.name}: {', '.join(sorted(injected))}")
+    return "\n".join(lines + imports) + "\n\n\n"
+

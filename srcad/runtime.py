@@ -1,0 +1,173 @@
+"""Helpers that generated derivative code calls at run time.
+
+Contract: every helper is a small pure function of NumPy values (``add_at``
+excepted: it accumulates into an array the generated code owns).  None of them
+reads or writes a user's argument in place.  Generated code imports them by
+name, so their names are part of the readable output: keep them short and
+plain.
+
+Example::
+
+    >>> import numpy as np
+    >>> unbroadcast(np.ones((2, 3)), np.zeros(3))
+    array([2., 2., 2.])
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import SeedError
+
+
+def unbroadcast(grad, like):
+    """Sum ``grad`` over the axes NumPy broadcasting added to ``like``'s shape.
+
+    Returns ``grad`` itself when the shapes already match, else a new array.
+    """
+    shape = np.shape(like)
+    if np.shape(grad) == shape:
+        return grad
+    grad = np.asarray(grad)
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = grad.sum(axis=tuple(range(extra)))
+    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if axes:
+        grad = grad.sum(axis=axes, keepdims=True)
+    return grad[()] if not shape else grad
+
+
+def unreduce(grad, like, axis=None, keepdims=False):
+    """Spread the gradient of a reduction over ``axis`` back to ``like``'s shape."""
+    shape = np.shape(like)
+    if axis is not None and not keepdims:
+        axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+        grad = np.expand_dims(grad, tuple(a % len(shape) for a in axes))
+    return np.broadcast_to(grad, shape)
+
+
+def reduced_count(like, axis=None):
+    """How many elements a reduction over ``axis`` combines."""
+    shape = np.shape(like)
+    if axis is None:
+        return int(np.prod(shape)) if shape else 1
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    return int(np.prod([shape[a] for a in axes]))
+
+
+def zeros_like(value):
+    """A zero derivative shaped like ``value``: an array, a float, or a list/tuple of them."""
+    if isinstance(value, np.ndarray):
+        return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind in "fc" else float)
+    if isinstance(value, (list, tuple)):
+        return [zeros_like(item) for item in value]
+    if isinstance(value, (np.floating, np.complexfloating)):
+        return value.dtype.type(0)
+    return 0.0
+
+
+def _basic_index(index) -> bool:
+    if isinstance(index, tuple):
+        return all(_basic_index(i) for i in index)
+    return index is None or index is Ellipsis or isinstance(index, (numbers.Integral, slice))
+
+
+def add_at(target, index, grad):
+    """``target[index] += grad`` that also adds repeated fancy indices; ``target`` is owned."""
+    if isinstance(target, list):
+        target[index] = target[index] + grad
+    elif _basic_index(index):
+        target[index] += grad
+    else:
+        np.add.at(target, index, grad)
+    return target
+
+
+def writable(grad):
+    """``grad`` itself, or a copy when it is a read-only view (e.g. from ``np.broadcast_to``)."""
+    if isinstance(grad, np.ndarray) and not grad.flags.writeable:
+        return grad.copy()
+    return grad
+
+
+def check_seed(out, seed):
+    """Raise SeedError unless ``seed`` has the shape of the output ``out``."""
+    if isinstance(out, tuple):
+        if not isinstance(seed, (tuple, list)) or len(seed) != len(out):
+            raise SeedError(f"f returns a tuple of {len(out)} values, so the seed must be a tuple of "
+                            f"{len(out)} values shaped like them")
+        for item, item_seed in zip(out, seed):
+            check_seed(item, item_seed)
+        return
+    if np.shape(out) != np.shape(seed):
+        if np.shape(seed) == () and np.ndim(out):
+            raise SeedError(
+                f"grad needs f to return a scalar, but it returned an array of shape {np.shape(out)}; "
+                f"reduce it (e.g. with np.sum) or use srcad.autodiff(f) and pass a seed of that shape")
+        raise SeedError(f"the seed has shape {np.shape(seed)} but f's output has shape {np.shape(out)}; "
+                        f"pass a seed shaped like the output")
+
+
+def transpose_axes_inverse(axes, ndim):
+    """The axes that undo ``np.transpose(x, axes)`` on an ``ndim``-dimensional array."""
+    if axes is None:
+        return None
+    return tuple(np.argsort([a % ndim for a in axes]))
+
+
+def matmul_lhs_grad(grad, a, b):
+    """The gradient of ``a @ b`` with respect to ``a``."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if b_nd == 1:
+        result = np.multiply.outer(grad, b) if a_nd > 1 else grad * b
+    elif a_nd == 1:
+        result = np.matmul(b, grad[..., None])[..., 0] if np.ndim(grad) > 1 else np.matmul(b, grad)
+        return unbroadcast(result, a)
+    else:
+        result = np.matmul(grad, np.swapaxes(b, -1, -2))
+    return unbroadcast(result, a)
+
+
+def matmul_rhs_grad(grad, a, b):
+    """The gradient of ``a @ b`` with respect to ``b``."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 1:
+        result = np.multiply.outer(a, grad) if b_nd > 1 else a * grad
+        if b_nd > 2:
+            result = np.moveaxis(result, 0, -2)
+    elif b_nd == 1:
+        result = np.matmul(grad[..., None, :], a)[..., 0, :]
+    else:
+        result = np.matmul(np.swapaxes(a, -1, -2), grad)
+    return unbroadcast(result, b)
+
+
+def dot_lhs_grad(grad, a, b):
+    """The gradient of ``np.dot(a, b)`` with respect to ``a`` (any dimensions)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(grad * b, a)
+    if b_nd == 1:
+        return np.multiply.outer(grad, b)
+    contract = [i for i in range(b_nd) if i != b_nd - 2]
+    grad_axes = list(range(a_nd - 1, a_nd - 1 + b_nd - 1))
+    return np.tensordot(grad, b, axes=(grad_axes, contract))
+
+
+def dot_rhs_grad(grad, a, b):
+    """The gradient of ``np.dot(a, b)`` with respect to ``b`` (any dimensions)."""
+    a_nd, b_nd = np.ndim(a), np.ndim(b)
+    if a_nd == 0 or b_nd == 0:
+        return unbroadcast(grad * a, b)
+    lead = list(range(a_nd - 1))
+    result = np.tensordot(a, grad, axes=(lead, lead))
+    if b_nd >= 2:
+        result = np.moveaxis(result, 0, -2)
+    return result
+
+
+def maximum_share(x, y):
+    """Where ``maximum(x, y)`` takes ``x``: 1, 0, or 0.5 at ties (the gradient is split)."""
+    return (x > y) + 0.5 * (x == y)

@@ -1,0 +1,106 @@
+"""Reading a user function's source and parsing it with gast.
+
+Contract: ``parse_function(func)`` returns a ``ParsedFunction`` whose ``tree``
+is the gast ``FunctionDef`` of ``func`` (dedented, decorators removed) and
+which maps any node back to a ``Location`` in the user's file.  It raises
+``SourceUnavailableError`` with a fix when the source cannot be read.
+
+Example::
+
+    >>> def f(x):
+    ...     return x * 2.0
+    >>> parse_function(f).tree.name   # doctest: +SKIP
+    'f'
+"""
+from __future__ import annotations
+
+import inspect
+import linecache
+import textwrap
+from dataclasses import dataclass
+from typing import Callable, List
+
+import gast
+
+from .errors import Location, SourceUnavailableError
+
+_NO_SOURCE_HINT = (
+    "srcad reads a function's source code to differentiate it. Define the function "
+    "in a .py file (or a notebook cell) and import it; functions typed at the "
+    "interactive prompt, passed to `python -c`, or written in C have no source "
+    "to read. For a function without source, register its derivative with "
+    "@srcad.adjoint / @srcad.tangent."
+)
+
+
+@dataclass
+class ParsedFunction:
+    """A function's gast tree plus what is needed to point back into its file."""
+
+    func: Callable
+    tree: gast.FunctionDef
+    filename: str
+    first_line: int        # line number, in the file, of the tree's line 1
+    indent: int            # columns removed by dedenting
+    lines: List[str]       # the dedented source lines
+
+    def location(self, node) -> Location:
+        """Where ``node`` stands in the user's file."""
+        lineno = getattr(node, "lineno", None) or 1
+        col = getattr(node, "col_offset", None) or 0
+        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
+        return Location(self.filename, self.first_line + lineno - 1, col + self.indent, text)
+
+    def line_text(self, lineno: int) -> str:
+        """The stripped source text of dedented line ``lineno``."""
+        if 0 < lineno <= len(self.lines):
+            return self.lines[lineno - 1].strip()
+        return ""
+
+
+def unwrap(func: Callable) -> Callable:
+    """The plain Python function behind methods, ``functools.wraps`` and partials."""
+    func = inspect.unwrap(func)
+    return getattr(func, "__func__", func)
+
+
+def parse_function(func: Callable) -> ParsedFunction:
+    """Read ``func``'s source with ``inspect`` and parse it with gast."""
+    func = unwrap(func)
+    name = getattr(func, "__qualname__", repr(func))
+    if not inspect.isfunction(func):
+        raise SourceUnavailableError(f"cannot read the source of {name!r}: it is not a Python function. {_NO_SOURCE_HINT}")
+    if func.__name__ == "<lambda>":
+        raise SourceUnavailableError(
+            f"cannot differentiate the lambda {name!r} on its own; bind its body to a def. {_NO_SOURCE_HINT}")
+    filename = func.__code__.co_filename
+    try:
+        lines, first_line = inspect.getsourcelines(func)
+    except (OSError, TypeError) as exc:
+        raise SourceUnavailableError(f"cannot read the source of {name!r} ({exc}). {_NO_SOURCE_HINT}") from None
+    raw = "".join(lines)
+    dedented = textwrap.dedent(raw)
+    first = next((ln for ln in raw.splitlines() if ln.strip()), "")
+    indent = len(first) - len(first.lstrip())
+    try:
+        module = gast.parse(dedented)
+    except SyntaxError as exc:  # e.g. source edited on disk after import
+        raise SourceUnavailableError(
+            f"the source of {name!r} in {filename} no longer parses ({exc.msg}); "
+            f"was the file edited after it was imported? Reload it.") from None
+    tree = module.body[0]
+    if not isinstance(tree, gast.FunctionDef):
+        raise SourceUnavailableError(f"the source of {name!r} is not a def statement. {_NO_SOURCE_HINT}")
+    tree.decorator_list = []
+    return ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())
+
+
+def source_fingerprint(func: Callable) -> str:
+    """The current source text of ``func``, as linecache holds it (for cache keys)."""
+    func = unwrap(func)
+    filename = func.__code__.co_filename
+    linecache.checkcache(filename)
+    try:
+        return "".join(inspect.getsourcelines(func)[0])
+    except (OSError, TypeError):
+        return ""

@@ -1,0 +1,142 @@
+"""Small helpers to build and inspect gast nodes.
+
+Contract: pure functions; they never mutate the nodes they are given, except
+``set_location`` and the annotation helpers, which write attributes on the node
+they return.
+
+Example::
+
+    >>> import gast
+    >>> assign("y", name("x")).targets[0].id
+    'y'
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Iterable, Iterator, List, Optional, Set
+
+import gast
+
+ANNOTATION = "_srcad"
+
+
+def name(identifier: str, ctx=None) -> gast.Name:
+    """A ``Name`` node that loads ``identifier`` (or uses ``ctx``)."""
+    return gast.Name(id=identifier, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def store(identifier: str) -> gast.Name:
+    """A ``Name`` node that stores to ``identifier``."""
+    return name(identifier, gast.Store())
+
+
+def constant(value: Any) -> gast.Constant:
+    """A ``Constant`` node."""
+    return gast.Constant(value=value, kind=None)
+
+
+def assign(target: str, value) -> gast.Assign:
+    """``target = value``."""
+    return gast.Assign(targets=[store(target)], value=value, type_comment=None)
+
+
+def call(func, args: Iterable = (), keywords: Iterable = ()) -> gast.Call:
+    """``func(*args, **keywords)``; ``func`` may be a node or a dotted string."""
+    if isinstance(func, str):
+        func = dotted(func)
+    return gast.Call(func=func, args=list(args), keywords=list(keywords))
+
+
+def dotted(path: str):
+    """``a.b.c`` as a chain of Attribute nodes."""
+    parts = path.split(".")
+    node = name(parts[0])
+    for part in parts[1:]:
+        node = gast.Attribute(value=node, attr=part, ctx=gast.Load())
+    return node
+
+
+def expr_stmt(value) -> gast.Expr:
+    """An expression statement."""
+    return gast.Expr(value=value)
+
+
+COMMENT_CALL = "__srcad_comment__"
+
+
+def comment(text: str) -> gast.Expr:
+    """A statement the emitter prints as ``# text``."""
+    return expr_stmt(call(name(COMMENT_CALL), [constant(text)]))
+
+
+def is_comment(stmt) -> bool:
+    """Whether ``stmt`` was made by ``comment``."""
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == COMMENT_CALL)
+
+
+def is_atom(node) -> bool:
+    """A Name or a Constant: what A-normal form allows as an operand."""
+    return isinstance(node, (gast.Name, gast.Constant))
+
+
+def names_in(node, ctx_type=None) -> Set[str]:
+    """Identifiers of every Name below ``node`` (optionally only Load or Store ones)."""
+    found = set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and (ctx_type is None or isinstance(sub.ctx, ctx_type)):
+            found.add(sub.id)
+    return found
+
+
+def loaded_names(node) -> Set[str]:
+    """Identifiers read below ``node``."""
+    return names_in(node, gast.Load)
+
+
+def stored_names(node) -> Set[str]:
+    """Identifiers written below ``node``."""
+    return names_in(node, gast.Store)
+
+
+def annotate(node, key: str, value) -> None:
+    """Attach ``value`` under ``key`` to ``node``."""
+    data = node.__dict__.setdefault(ANNOTATION, {})
+    data[key] = value
+
+
+def annotation(node, key: str, default=None):
+    """The value attached to ``node`` under ``key``."""
+    return node.__dict__.get(ANNOTATION, {}).get(key, default)
+
+
+def set_location(node, lineno: Optional[int]):
+    """Give ``node`` and its children without a line number the line ``lineno``."""
+    if lineno is None:
+        return node
+    for sub in gast.walk(node):
+        if getattr(sub, "lineno", None) is None and "lineno" in getattr(sub, "_attributes", ()):
+            sub.lineno = lineno
+            sub.col_offset = getattr(sub, "col_offset", None) or 0
+    return node
+
+
+def clone(node):
+    """A deep copy of ``node`` (annotations included)."""
+    return copy.deepcopy(node)
+
+
+def rename(node, mapping):
+    """Replace Name ids in ``node`` according to ``mapping`` (in place); returns node."""
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and sub.id in mapping:
+            sub.id = mapping[sub.id]
+    return node
+
+
+def iter_statements(body: List) -> Iterator:
+    """Every statement in ``body``, recursing into compound statements."""
+    for stmt in body:
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            yield from iter_statements(getattr(stmt, field, []) or [])
