@@ -8,7 +8,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import unbroadcast
+from srcad.runtime import broadcast_like, unbroadcast
 from srcad.templates import adjoint, d, tangent
 
 
@@ -20,7 +20,7 @@ def add_adjoint(z, x, y):
 
 @tangent(operator.add, np.add)
 def add_tangent(z, x, y):
-    d[z] = d[x] + d[y]
+    d[z] = broadcast_like(d[x] + d[y], z)
 
 
 @adjoint(operator.sub, np.subtract)
@@ -31,7 +31,7 @@ def sub_adjoint(z, x, y):
 
 @tangent(operator.sub, np.subtract)
 def sub_tangent(z, x, y):
-    d[z] = d[x] - d[y]
+    d[z] = broadcast_like(d[x] - d[y], z)
 
 
 @adjoint(operator.mul, np.multiply)

@@ -7,7 +7,7 @@ from srcad.templates import adjoint, d, tangent
 
 @adjoint(np.sum)
 def sum_adjoint(y, x, axis=None, dtype=None, keepdims=False):
-    d[x] = unreduce(d[y], x, axis, keepdims)
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims)
 
 
 @tangent(np.sum)
@@ -17,7 +17,7 @@ def sum_tangent(y, x, axis=None, dtype=None, keepdims=False):
 
 @adjoint(np.mean)
 def mean_adjoint(y, x, axis=None, dtype=None, keepdims=False):
-    d[x] = unreduce(d[y], x, axis, keepdims) / reduced_count(x, axis)
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) / reduced_count(x, axis=axis)
 
 
 @tangent(np.mean)

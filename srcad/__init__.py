@@ -8,13 +8,13 @@ Example::
     >>> srcad.grad(f)(np.zeros(3))
     array([0., 0., 0.])
 """
-from .api import Derivative, autodiff, grad, source
+from .api import Derivative, autodiff, grad, jvp, source
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
 import grad_templates as _grad_templates  # registers the built-in rules
 
-__all__ = ["grad", "autodiff", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
+__all__ = ["grad", "autodiff", "jvp", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
            "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
            "WrtError", "SeedError", "__version__"]

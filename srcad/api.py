@@ -25,6 +25,7 @@ Example::
 from __future__ import annotations
 
 import inspect
+import weakref
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import cache, loader
@@ -172,8 +173,24 @@ def _read_meta(source: str):
     return None
 
 
-def _derivative(func, wrt, mode, optimize):
-    return Derivative(func, wrt, mode, {"optimize": bool(optimize)})
+_BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
+    """The shared ``Derivative`` for these arguments (one per function and options)."""
+    options["optimize"] = bool(optimize)
+    target = unwrap(func)
+    key = (repr(wrt), mode, tuple(sorted(options.items())))
+    try:
+        per_function = _BY_FUNCTION.setdefault(target, {})
+    except TypeError:  # not weak-referenceable: no sharing
+        return Derivative(func, wrt, mode, options)
+    if inspect.ismethod(func):  # bound methods differ per instance
+        return Derivative(func, wrt, mode, options)
+    derivative = per_function.get(key)
+    if derivative is None:
+        derivative = per_function[key] = Derivative(func, wrt, mode, options)
+    return derivative
 
 
 def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, optimize: bool = True):
@@ -210,6 +227,31 @@ def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: b
         array([1., 2.])
     """
     return _derivative(func, wrt, mode, optimize)
+
+
+def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, optimize: bool = True):
+    """``(f(*primals), J @ tangents)``: the output and its tangent, by forward mode.
+
+    Every positional parameter of ``func`` gets a tangent, in order.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x, y):
+        ...     return x * y
+        >>> srcad.jvp(f, (2.0, 3.0), (1.0, 0.0))
+        (6.0, 3.0)
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise SrcadError(f"jvp got {len(primals)} primals but {len(tangents)} tangents; "
+                         f"pass one tangent per primal")
+    positional, _ = parameter_names(unwrap(func))
+    if len(primals) != len(positional):
+        raise SrcadError(f"jvp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
+                         f"pass one primal per positional parameter")
+    derivative = _derivative(func, tuple(range(len(primals))), "forward", optimize, with_value=True)
+    return derivative(*primals, *tangents)
 
 
 def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True) -> str:

@@ -20,11 +20,12 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import runtime
+from . import runtime, syntax
 from .emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
 from .passes.cleanup import Cleanup
+from .passes.forward import ForwardMode
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -36,7 +37,7 @@ from .source import parse_function
 from .version import __version__
 
 PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Normalize, Versioning, ActivityAnalysis,
-                                    ReverseMode, Simplify, PropagateCopies, Cleanup)}
+                                    ReverseMode, ForwardMode, Simplify, PropagateCopies, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
@@ -45,6 +46,7 @@ MAX_ROUNDS = 10
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": ("syntax_check", "resolve", "normalize", "versioning", "activity", "reverse", OPTIMIZE),
+    "forward": ("syntax_check", "resolve", "normalize", "versioning", "activity", "forward", OPTIMIZE),
 }
 
 
@@ -73,7 +75,8 @@ def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dic
                     break
         else:
             _run(stage, unit, observe)
-    imports, injected = _split_bindings(unit.bindings.objects)
+    used = syntax.loaded_names(unit.tree)
+    imports, injected = _split_bindings({k: v for k, v in unit.bindings.objects.items() if k in used})
     header = _header(unit, mode, imports, injected)
     source = header + to_source(unit.tree)
     return Generated(source, unit.tree.name, injected, unit.facts.get(mode, {}))
@@ -99,8 +102,23 @@ def _split_bindings(objects):
         else:
             injected[name] = value
     if runtime_names:
-        imports.append(f"from srcad.runtime import {', '.join(runtime_names)}")
+        imports.append(_wrapped("from srcad.runtime import ", runtime_names))
     return imports, injected
+
+
+def _wrapped(prefix: str, names, width: int = 99) -> str:
+    """``prefix`` + names, in parentheses over several lines when too long for one."""
+    line = prefix + ", ".join(names)
+    if len(line) <= width:
+        return line
+    rows, row = [], "    "
+    for name in names:
+        if len(row) + len(name) + 2 > width and row.strip():
+            rows.append(row.rstrip())
+            row = "    "
+        row += name + ", "
+    rows.append(row.rstrip())
+    return prefix + "(\n" + "\n".join(rows) + "\n)"
 
 
 def _header(unit, mode, imports, injected) -> str:

@@ -39,6 +39,14 @@ def unbroadcast(grad, like):
     return grad[()] if not shape else grad
 
 
+def broadcast_like(tangent, like):
+    """``tangent`` broadcast to the shape of ``like`` (forward mode's dual of ``unbroadcast``)."""
+    shape = np.shape(like)
+    if np.shape(tangent) == shape:
+        return tangent
+    return np.broadcast_to(tangent, shape)
+
+
 def unreduce(grad, like, axis=None, keepdims=False):
     """Spread the gradient of a reduction over ``axis`` back to ``like``'s shape."""
     shape = np.shape(like)

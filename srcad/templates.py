@@ -13,6 +13,11 @@ Contract:
   means "add ``e`` to the adjoint of ``x`` at index ``i``".  In a tangent,
   ``d[y] = e`` defines the tangent of the output; ``d[x]`` of an input with no
   derivative counts as zero.
+- A keyword argument ``k=p`` inside a rule body is left out of the generated
+  code when the call did not pass ``p`` (so ``p`` has the rule's default);
+  a rule's defaults must therefore match the function's own.
+- A rule's ``if`` may test constant arguments only (``if axis is None:``); it
+  is decided when the rule is instantiated.
 - ``nondifferentiable(fn)`` declares that ``fn``'s output carries no
   derivative (its derivative is zero or undefined everywhere it is used).
 - ``registry_version()`` changes whenever a rule is registered, so caches can
@@ -236,7 +241,9 @@ def instantiate(template: Template, output, args: List, keywords: List, namer, b
             f"{describe(template.rule.__qualname__)}: the call's arguments do not match the rule "
             f"{template.rule.__qualname__} at {template.where} ({exc}). Pass only the arguments the "
             f"rule declares, or register a rule that takes them.") from None
+    supplied = set(bound.arguments)
     bound.apply_defaults()
+    defaulted = set(bound.arguments) - supplied
     replacements: Dict[str, Any] = {template.output: output}
     for param_name, value in bound.arguments.items():
         kind = template.parameters.parameters[param_name].kind
@@ -249,7 +256,7 @@ def instantiate(template: Template, output, args: List, keywords: List, namer, b
         local_names |= {n for n in syntax.stored_names(stmt) if n not in replacements and n != "d"}
     renamed_locals = {local: namer.fresh(local) for local in sorted(local_names)}
     scope = {**vars(builtins), **template.rule.__globals__}
-    transformer = _Substitute(replacements, renamed_locals, scope, bindings)
+    transformer = _Substitute(replacements, renamed_locals, scope, bindings, defaulted)
     return _fold([transformer.visit(stmt) for stmt in body], template)
 
 
@@ -301,11 +308,18 @@ def _literal(value):
 
 
 class _Substitute(gast.NodeTransformer):
-    def __init__(self, replacements, renamed_locals, scope, bindings):
+    def __init__(self, replacements, renamed_locals, scope, bindings, defaulted):
         self.replacements = replacements
         self.renamed_locals = renamed_locals
         self.scope = scope
         self.bindings = bindings
+        self.defaulted = defaulted
+
+    def visit_Call(self, node):
+        # ``f(..., axis=axis)`` where the user left ``axis`` at its default: leave it out.
+        node.keywords = [kw for kw in node.keywords
+                         if not (isinstance(kw.value, gast.Name) and kw.value.id in self.defaulted)]
+        return self.generic_visit(node)
 
     def visit_Name(self, node):
         if node.id in self.replacements and isinstance(node.ctx, gast.Load):

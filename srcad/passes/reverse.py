@@ -69,8 +69,7 @@ class ReverseMode(Transformation):
         new_body = (with_comments(unit, primal_groups) + [check]
                     + with_comments(unit, adjoint_groups) + [self._gradients()])
         unit.tree = self._signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
-        unit.facts["reverse"] = {"seed": seed,
-                                 "output": returned.id if isinstance(returned, gast.Name) else None}
+        unit.facts["reverse"] = {"seed": seed}
         return True
 
     # the function's frame -------------------------------------------------

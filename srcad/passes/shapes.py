@@ -24,7 +24,7 @@ from .. import runtime
 
 SCALAR = "()"
 _REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std)
-_SAME_AS_SECOND = (runtime.unbroadcast, runtime.unreduce)
+_SAME_AS_SECOND = (runtime.unbroadcast, runtime.unreduce, runtime.broadcast_like)
 
 
 def callee_object(func, objects: Dict):
@@ -41,7 +41,8 @@ class ShapeTable:
     """Shape tokens of names, filled in statement order."""
 
     def __init__(self, parameters, objects: Dict, derivative_of: Dict[str, str]):
-        self.tokens: Dict[str, Optional[str]] = {p: p for p in parameters}
+        # A parameter that is a derivative (a seed or a tangent) takes its variable's token lazily.
+        self.tokens: Dict[str, Optional[str]] = {p: p for p in parameters if p not in derivative_of}
         self.objects = objects
         self.derivative_of = derivative_of
 

@@ -4,8 +4,8 @@ Contract: rewrites expressions to equal, simpler ones and says whether it
 changed anything:
 - ``e ** 1``, ``e * 1``, ``1 * e``, ``e / 1``, ``e + 0``, ``0 + e``, ``e - 0``
   become ``e``, and ``-(-e)`` becomes ``e``;
-- ``unbroadcast(e, x)`` becomes ``e`` where ``e`` provably has ``x``'s shape
-  (see ``shapes.ShapeTable``).
+- ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
+  provably has ``x``'s shape (see ``shapes.ShapeTable``).
 It never changes what a statement computes, only how.
 
 Example: ``dy = unbroadcast(dz * 2 * y ** 1, y)`` becomes ``dy = dz * 2 * y``.
@@ -58,7 +58,7 @@ class _Rewrite(gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         function = callee_object(node.func, self.shapes.objects)
-        if function is runtime.unbroadcast and len(node.args) == 2:
+        if any(function is f for f in (runtime.unbroadcast, runtime.broadcast_like)) and len(node.args) == 2:
             grad_shape = self.shapes.of(node.args[0])
             if grad_shape is not None and grad_shape == self.shapes.of(node.args[1]):
                 return self._replace(node.args[0])
@@ -74,13 +74,9 @@ class Simplify(Transformation):
         tree = unit.tree
         parameters = [arg.id for arg in tree.args.args + tree.args.kwonlyargs]
         shapes = ShapeTable(parameters, unit.bindings.objects, unit.namer.derivatives())
-        seed = unit.facts.get("reverse", {}).get("seed")
-        returned = unit.facts.get("reverse", {}).get("output")
         rewrite = _Rewrite(shapes)
         for stmt in tree.body:
             rewrite.visit(stmt)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 shapes.record(stmt.targets[0].id, stmt.value)
-                if returned is not None and stmt.targets[0].id == returned and seed:
-                    shapes.tokens[seed] = shapes.tokens[returned]
         return rewrite.changed
