@@ -6,4 +6,4 @@ them all.  To add an operation: write its two rules in the family module and
 add one row to the spec table in ``tests/test_templates.py``; the tests then
 check it in both modes.
 """
-from . import arithmetic, elementwise, reductions, linalg, shapes  # noqa: F401  (registers rules)
+from . import arithmetic, elementwise, reductions, linalg, shapes, nondifferentiable  # noqa: F401

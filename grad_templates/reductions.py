@@ -17,7 +17,10 @@ def sum_tangent(y, x, axis=None, dtype=None, keepdims=False):
 
 @adjoint(np.mean)
 def mean_adjoint(y, x, axis=None, dtype=None, keepdims=False):
-    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) / reduced_count(x, axis=axis)
+    if axis is None:
+        d[x] = unreduce(d[y] / np.size(x), x, keepdims=keepdims)
+    else:
+        d[x] = unreduce(d[y] / reduced_count(x, axis), x, axis=axis, keepdims=keepdims)
 
 
 @tangent(np.mean)

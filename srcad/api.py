@@ -31,7 +31,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 from . import cache, loader
 from .errors import SrcadError, WrtError
 from .pipeline import build
-from .source import unwrap
+from .source import parse_function, unwrap
 from .templates import REGISTRY
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
@@ -115,6 +115,8 @@ class Derivative:
         return False
 
     def _entry(self):
+        if not inspect.isfunction(self.func):
+            parse_function(self.func)   # raises SourceUnavailableError with the fix
         key = cache.disk_key(self.func, self.wrt, self.mode, self.options)
         entry = _MEMORY.get(key)
         if entry is None:
@@ -153,7 +155,10 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
             meta = _read_meta(source)
             if meta is not None:
                 name, injected = meta
-                return source, loader.compile_text(text, path, key[:12]), name, injected, {}
+                try:
+                    return source, loader.compile_text(text, path, key[:12]), name, injected, {}
+                except (SyntaxError, ValueError):   # a damaged file: build it again
+                    pass
     generated = build(func, wrt, mode, options)
     source = generated.source
     path = cache.store(key, function_label, source)

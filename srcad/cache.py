@@ -94,11 +94,27 @@ def scope_signature(func) -> str:
     return ";".join(parts)
 
 
+_CODE_FINGERPRINT = []
+
+
+def code_fingerprint() -> str:
+    """A digest of srcad's own source and its built-in rules: an upgrade changes every key."""
+    if not _CODE_FINGERPRINT:
+        import grad_templates
+        digest = hashlib.sha256(__version__.encode())
+        for folder in (Path(__file__).parent, Path(grad_templates.__file__).parent):
+            for path in sorted(folder.rglob("*.py")):
+                digest.update(path.name.encode())
+                digest.update(path.read_bytes())
+        _CODE_FINGERPRINT.append(digest.hexdigest())
+    return _CODE_FINGERPRINT[0]
+
+
 def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict) -> str:
     """The hash that names ``func``'s derivative on disk."""
     func = unwrap(func)
     material = "\n".join([
-        __version__, registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
+        code_fingerprint(), registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
         func.__code__.co_filename, func.__qualname__, source_fingerprint(func), scope_signature(func),
     ])
     return hashlib.sha256(material.encode()).hexdigest()

@@ -13,6 +13,8 @@ Example::
     'dx_2'
     >>> namer.derivative("y")
     'dy'
+    >>> namer.derivative("sin_x")
+    'd_sin_x'
 """
 from __future__ import annotations
 
@@ -29,6 +31,8 @@ _OPERATOR_WORDS = {
     gast.Div: ("over", "ratio"), gast.Pow: ("pow", "power"), gast.MatMult: ("at", "matprod"),
     gast.FloorDiv: ("floordiv", "quot"), gast.Mod: ("mod", "rem"),
 }
+_COMPARE_WORDS = {gast.Gt: "gt", gast.Lt: "lt", gast.GtE: "ge", gast.LtE: "le", gast.Eq: "eq",
+                  gast.NotEq: "ne"}
 _UNARY_WORDS = {gast.USub: "neg", gast.UAdd: "pos", gast.Not: "not", gast.Invert: "inv"}
 
 
@@ -60,7 +64,8 @@ class Namer:
     def derivative(self, name: str) -> str:
         """The name of the derivative of variable ``name`` (``dx`` for ``x``), stable per name."""
         if name not in self._derivative_of:
-            self._derivative_of[name] = self.fresh("d" + name)
+            # dx for x, but d_x_times_y for x_times_y: never reads as "dx times y"
+            self._derivative_of[name] = self.fresh(("d_" if "_" in name else "d") + name)
         return self._derivative_of[name]
 
     def derivatives(self) -> Dict[str, str]:
@@ -118,6 +123,10 @@ def _describe(node, depth: int) -> str:
         inner = _describe(node.operand, depth + 1)
         word = _UNARY_WORDS.get(type(node.op), "op")
         return f"{word}_{inner}" if inner else ""
+    if isinstance(node, gast.Compare) and len(node.ops) == 1:
+        left, right = _describe(node.left, depth + 1), _describe(node.comparators[0], depth + 1)
+        word = _COMPARE_WORDS.get(type(node.ops[0]))
+        return f"{left}_{word}_{right}" if left and right and word else ""
     if isinstance(node, gast.Subscript):
         base = _describe(node.value, depth + 1)
         index = _describe(node.slice, depth + 1)

@@ -25,6 +25,7 @@ from .emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
 from .passes.cleanup import Cleanup
+from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
@@ -36,7 +37,7 @@ from .passes.versioning import Versioning
 from .source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Desugar, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, PropagateCopies, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -45,8 +46,10 @@ OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
 MAX_ROUNDS = 10
 
 PIPELINES: Dict[str, Tuple] = {
-    "reverse": ("syntax_check", "resolve", "normalize", "versioning", "activity", "reverse", OPTIMIZE),
-    "forward": ("syntax_check", "resolve", "normalize", "versioning", "activity", "forward", OPTIMIZE),
+    "reverse": ("syntax_check", "resolve", "desugar", "normalize", "versioning", "activity", "reverse",
+                OPTIMIZE),
+    "forward": ("syntax_check", "resolve", "desugar", "normalize", "versioning", "activity", "forward",
+                OPTIMIZE),
 }
 
 

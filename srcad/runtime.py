@@ -93,22 +93,24 @@ def add_at(target, index, grad):
     return target
 
 
-def writable(grad):
-    """``grad`` itself, or a copy when it is a read-only view (e.g. from ``np.broadcast_to``)."""
-    if isinstance(grad, np.ndarray) and not grad.flags.writeable:
-        return grad.copy()
-    return grad
+def copied(value):
+    """A copy of an array (scalars are immutable and come back as they are)."""
+    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def check_seed(out, seed):
-    """Raise SeedError unless ``seed`` has the shape of the output ``out``."""
+    """``seed``, checked against the output ``out`` (shape and structure).
+
+    A Python-float seed takes the floating dtype of ``out`` (so float32 code
+    stays float32).  Raises SeedError on a mismatch.
+    """
     if isinstance(out, tuple):
         if not isinstance(seed, (tuple, list)) or len(seed) != len(out):
             raise SeedError(f"f returns a tuple of {len(out)} values, so the seed must be a tuple of "
                             f"{len(out)} values shaped like them")
-        for item, item_seed in zip(out, seed):
-            check_seed(item, item_seed)
-        return
+        return tuple(check_seed(item, item_seed) for item, item_seed in zip(out, seed))
+    if seed.__class__ is float and out.__class__ in (float, np.float64):
+        return seed
     if np.shape(out) != np.shape(seed):
         if np.shape(seed) == () and np.ndim(out):
             raise SeedError(
@@ -116,6 +118,10 @@ def check_seed(out, seed):
                 f"reduce it (e.g. with np.sum) or use srcad.autodiff(f) and pass a seed of that shape")
         raise SeedError(f"the seed has shape {np.shape(seed)} but f's output has shape {np.shape(out)}; "
                         f"pass a seed shaped like the output")
+    dtype = getattr(out, "dtype", None)
+    if isinstance(seed, float) and dtype is not None and dtype.kind == "f" and dtype != np.float64:
+        return dtype.type(seed)
+    return seed
 
 
 def transpose_axes_inverse(axes, ndim):

@@ -122,8 +122,18 @@ def set_location(node, lineno: Optional[int]):
 
 
 def clone(node):
-    """A deep copy of ``node`` (annotations included)."""
-    return copy.deepcopy(node)
+    """A deep copy of ``node``; annotations are copied shallowly (they may hold modules)."""
+    memo = {}
+    for sub in gast.walk(node):
+        data = sub.__dict__.get(ANNOTATION)
+        if data is not None:
+            memo[id(data)] = dict(data)
+    return copy.deepcopy(node, memo)
+
+
+def clone_list(statements):
+    """Deep copies of a list of statements."""
+    return [clone(stmt) for stmt in statements]
 
 
 def rename(node, mapping):

@@ -37,6 +37,7 @@ import builtins
 import hashlib
 import inspect
 import textwrap
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, List, Optional
 
@@ -185,11 +186,30 @@ def parse_template(rule: Callable, primal, mode: str) -> Template:
     params = list(signature.parameters)
     if not params:
         raise SrcadError(f"the rule {rule.__qualname__} needs the primal output as its first parameter")
-    body = [stmt for stmt in tree.body
+    body = [_NotationSpelling(rule.__globals__).visit(stmt) for stmt in tree.body
             if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant))]
     rest = signature.replace(parameters=list(signature.parameters.values())[1:])
     digest = hashlib.sha256(source.encode()).hexdigest()[:16]
     return Template(primal, rule, mode, body, params[0], rest, digest)
+
+
+class _NotationSpelling(gast.NodeTransformer):
+    """``srcad.d[x]`` (or any alias of the notation object) is read as ``d[x]``."""
+
+    def __init__(self, scope):
+        self.scope = scope
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if (node.attr == "d" and isinstance(node.value, gast.Name)
+                and getattr(self.scope.get(node.value.id), "d", None) is d):
+            return gast.Name(id="d", ctx=node.ctx, annotation=None, type_comment=None)
+        return node
+
+    def visit_Name(self, node):
+        if node.id != "d" and self.scope.get(node.id) is d:
+            node.id = "d"
+        return node
 
 
 class Bindings:
@@ -268,7 +288,9 @@ def _static_value(node):
     if names:
         raise ValueError(f"it reads {sorted(names)}")
     python_ast.fix_missing_locations(expression)
-    return eval(compile(expression, "<rule>", "eval"), {"__builtins__": {}})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # e.g. `(1, 0) is None` from `axes is None`
+        return eval(compile(expression, "<rule>", "eval"), {"__builtins__": {}})
 
 
 def _fold(statements, template) -> List:

@@ -6,8 +6,9 @@ Contract: ``unit.facts['activity']`` is an ``Activity`` with
 - ``active``: both.  Only active names get a derivative variable, and only
   statements that assign an active name get derivative code.
 A value computed by a metadata read (``x.shape``), a comparison, or a function
-declared non-differentiable is never varied.  The analysis iterates to a fixed
-point, so it holds for loops as well as straight-line code.
+declared non-differentiable is never varied.  The analysis is flow-insensitive and
+iterates to a fixed point, so it holds for branches and loops; an element store
+``A[i] = v`` makes ``A`` depend on ``v``.
 
 Example: in ``n = x.shape[0]; y = x * n; return y`` with wrt ``x``, ``x`` and
 ``y`` are active and ``n`` is not.
@@ -71,6 +72,14 @@ def _assignments(body):
             yield stmt
 
 
+def _written(stmt):
+    """The variable an assignment writes: the name, or the array an element store writes into."""
+    target = stmt.targets[0]
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return {target.id} if isinstance(target, gast.Name) else set()
+
+
 class ActivityAnalysis(Analysis):
     """Forward (varied) and backward (useful) dependence, intersected."""
 
@@ -84,7 +93,7 @@ class ActivityAnalysis(Analysis):
             changed = False
             for stmt in _assignments(body):
                 if carries_derivative(stmt.value) and differentiable_operands(stmt.value) & varied:
-                    for target in syntax.stored_names(stmt.targets[0]):
+                    for target in _written(stmt):
                         if target not in varied:
                             varied.add(target)
                             changed = True
@@ -96,7 +105,7 @@ class ActivityAnalysis(Analysis):
         while changed:
             changed = False
             for stmt in _assignments(body):
-                if syntax.stored_names(stmt.targets[0]) & useful and carries_derivative(stmt.value):
+                if _written(stmt) & useful and carries_derivative(stmt.value):
                     new = differentiable_operands(stmt.value) - useful
                     if new:
                         useful |= new

@@ -1,65 +1,30 @@
 """Transformation: drop statements the derivative does not need.
 
-Contract: works on the generated derivative function.  A statement is kept
-when it has an effect (``check_seed``, ``print``, ``assert``), writes an array
-a kept statement reads later (``dx[i] += e``, ``add_at(dx, ...)``), or assigns
-a name that a kept statement or the return reads.  Comments that no longer
-head any statement are dropped.  Returns whether anything was removed.
+Contract: works on the generated derivative function, branches and loops
+included (liveness through a loop is iterated to a fixed point).  A statement
+is kept when it has an effect (``check_seed``, ``print``, ``assert``,
+``break``), writes an array a kept statement reads later (``dx[i] += e``,
+``add_at(dx, ...)``, an element store), or assigns a name that a kept
+statement or the return reads.  A tape pop whose value nobody reads is
+dropped together with every push of the same pair (annotation ``tape_pair``),
+so the tape holds only what the backward pass reads.  Empty branches and
+loops go, and comments that head nothing.  Returns whether anything changed.
 
 Example: in the gradient of ``return np.sum(x * w)`` with respect to ``x``,
 no statement computes ``dw``.
 """
 from __future__ import annotations
 
-from typing import List, Set
+from typing import List, Set, Tuple
 
 import gast
 
 from .. import syntax
+from .frame import PAIR
 from . import Transformation
 
 # Helpers that change their first argument in place instead of returning a value.
 _MUTATORS = frozenset({"add_at"})
-
-
-class Cleanup(Transformation):
-    """Dead-code elimination for straight-line derivative code."""
-
-    name = "cleanup"
-
-    def transform(self, unit):
-        before = len(unit.tree.body)
-        unit.tree.body = _drop_orphan_comments(self._live_statements(unit.tree.body))
-        return len(unit.tree.body) != before
-
-    def _live_statements(self, body) -> List:
-        live: Set[str] = set()
-        kept = []
-        for stmt in reversed(body):
-            if syntax.is_comment(stmt):
-                kept.append(stmt)
-                continue
-            if not self._needed(stmt, live):
-                continue
-            if isinstance(stmt, gast.Assign):
-                live -= syntax.stored_names(stmt.targets[0])
-            live |= syntax.loaded_names(stmt)
-            if isinstance(stmt, gast.AugAssign):
-                live.add(_base_name(stmt.target))
-            kept.append(stmt)
-        return list(reversed(kept))
-
-    @staticmethod
-    def _needed(stmt, live) -> bool:
-        if isinstance(stmt, gast.Assign):
-            return bool(syntax.stored_names(stmt.targets[0]) & live)
-        if isinstance(stmt, gast.AugAssign):
-            return _base_name(stmt.target) in live
-        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
-            func = stmt.value.func
-            if isinstance(func, gast.Name) and func.id in _MUTATORS:
-                return bool(syntax.loaded_names(stmt.value.args[0]) & live)
-        return True
 
 
 def _base_name(target) -> str:
@@ -68,9 +33,118 @@ def _base_name(target) -> str:
     return getattr(target, "id", "")
 
 
+class Cleanup(Transformation):
+    """Dead-code elimination, tape pairs included."""
+
+    name = "cleanup"
+
+    def transform(self, unit):
+        self.dead_pairs: Set[int] = set()
+        self.changed = False
+        body, _ = self._block(unit.tree.body, set())
+        body = _drop_orphan_comments(body)
+        if len(body) != len(unit.tree.body):
+            self.changed = True
+        unit.tree.body = body
+        return self.changed
+
+    def _block(self, block, live_after: Set[str]) -> Tuple[List, Set[str]]:
+        live = set(live_after)
+        kept = []
+        for stmt in reversed(block):
+            if syntax.is_comment(stmt):
+                kept.append(stmt)
+                continue
+            result = self._statement(stmt, live)
+            if result is None:
+                self.changed = True
+                continue
+            stmt, live = result
+            kept.append(stmt)
+        return list(reversed(kept)), live
+
+    def _statement(self, stmt, live):
+        pair = syntax.annotation(stmt, PAIR)
+        if isinstance(stmt, gast.If):
+            body, live_body = self._block(stmt.body, live)
+            orelse, live_else = self._block(stmt.orelse, live)
+            if not _has_code(body) and not _has_code(orelse):
+                return None
+            stmt.body, stmt.orelse = body or [gast.Pass()], orelse if _has_code(orelse) else []
+            return stmt, live_body | live_else | syntax.loaded_names(stmt.test)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt, live)
+        if pair is not None and isinstance(stmt, gast.Assign):   # a pop
+            if _base_name(stmt.targets[0]) not in live or pair in self.dead_pairs:
+                self.dead_pairs.add(pair)
+                return None
+        elif pair is not None:   # a push
+            if pair in self.dead_pairs:
+                return None
+        elif not self._needed(stmt, live):
+            return None
+        live = set(live)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            live.discard(stmt.targets[0].id)
+        live |= syntax.loaded_names(stmt)
+        if isinstance(stmt, (gast.AugAssign, gast.Assign)):
+            target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
+            if isinstance(target, gast.Subscript) or isinstance(stmt, gast.AugAssign):
+                live.add(_base_name(target))
+        return stmt, live
+
+    def _loop(self, loop, live_after):
+        header = syntax.loaded_names(loop.test) if isinstance(loop, gast.While) else syntax.loaded_names(loop.iter)
+        if isinstance(loop, gast.While):   # the test runs again after every iteration
+            live_after = live_after | header
+        live_in = set(live_after)
+        for _ in range(100):   # liveness around the back edge; decisions are taken after it settles
+            saved = set(self.dead_pairs), self.changed
+            _, live_body = self._block(syntax.clone_list(loop.body), live_in | live_after)
+            self.dead_pairs, self.changed = saved
+            new_live = live_in | live_body
+            if new_live == live_in:
+                break
+            live_in = new_live
+        body, live_body = self._block(loop.body, live_in | live_after)
+        if not _has_code(body, ignore_counters=True):
+            return None
+        loop.body = body
+        return loop, live_after | live_body | header
+
+    @staticmethod
+    def _needed(stmt, live) -> bool:
+        if isinstance(stmt, gast.Assign):
+            return bool(syntax.names_in(stmt.targets[0]) & live) if isinstance(stmt.targets[0], gast.Name) \
+                else _base_name(stmt.targets[0]) in live
+        if isinstance(stmt, gast.AugAssign):
+            return _base_name(stmt.target) in live
+        if isinstance(stmt, gast.Pass):
+            return False
+        if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            func = stmt.value.func
+            if isinstance(func, gast.Name) and func.id in _MUTATORS:
+                return bool(syntax.loaded_names(stmt.value.args[0]) & live)
+        return True
+
+
+def _has_code(block, ignore_counters=False) -> bool:
+    for stmt in block:
+        if syntax.is_comment(stmt) or isinstance(stmt, gast.Pass):
+            continue
+        if ignore_counters and isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name):
+            continue
+        return True
+    return False
+
+
 def _drop_orphan_comments(body) -> List:
     result = []
     for index, stmt in enumerate(body):
+        for field in ("body", "orelse"):
+            if isinstance(stmt, (gast.If, gast.For, gast.While)) and getattr(stmt, field):
+                setattr(stmt, field, _drop_orphan_comments(getattr(stmt, field)) or [gast.Pass()]
+                        if field == "body" else _drop_orphan_comments(getattr(stmt, field)))
         if syntax.is_comment(stmt):
             following = body[index + 1] if index + 1 < len(body) else None
             if following is None or syntax.is_comment(following):

@@ -101,8 +101,9 @@ class Differentiator:
         short = callee_name(value.func) if isinstance(value, gast.Call) else "op"
         example = ("d[x] = d[y] * ...  # the adjoint of each input" if self.mode == REVERSE
                    else "d[y] = d[x] * ...  # the tangent of the output")
+        where = value if getattr(value, "col_offset", None) else stmt
         return self.unit.error(
-            stmt, MissingTemplateError,
+            where, MissingTemplateError,
             f"{label} has no {decorator} rule, so srcad cannot differentiate this call",
             f"register one:\n    @srcad.{decorator}({label})\n    def {short}_{decorator}(y, x):\n"
             f"        {example}\n"

@@ -27,10 +27,12 @@ from typing import List, Optional, Set
 import gast
 
 from ..errors import SrcadError
-from .. import runtime, syntax
+from .. import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
+from .blocks import definitely_bound, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
+from .frame import Frame, is_fresh, split_return
 from .normalize import is_static
 from . import Transformation
 
@@ -42,39 +44,115 @@ class ForwardMode(Transformation):
 
     def transform(self, unit):
         self.unit = unit
+        self.frame = Frame(unit)
         self.activity = unit.facts["activity"]
         self.rules = Differentiator(unit, FORWARD)
-        self.zero: Set[str] = set()   # active names whose tangent pruned to zero
+        self.zero: Set[str] = set()          # active names whose tangent is statically zero here
+        self.materialized: Set[str] = set()  # names whose tangent variable must always hold its value
+        self.defined: Set[str] = set(unit.wrt)
+        self.owned: Set[str] = set()         # tangents holding arrays only we hold
         tree = unit.tree
-        groups = []
-        returned = None
-        for stmt in tree.body:
-            if isinstance(stmt, gast.Return):
-                returned = stmt
-                break
-            tangent = []
-            if isinstance(stmt, gast.Assign) and self.activity.is_active(stmt.targets[0]):
-                tangent = self._statement(stmt)
-            groups.append((stmt.lineno, [stmt] + tangent))
-        if returned is None:
-            raise unit.error(tree, SrcadError, f"{tree.name} returns nothing", "return the value to differentiate")
-        if any(isinstance(s, gast.Return) for s in tree.body[tree.body.index(returned) + 1:]):
-            raise unit.error(returned, SrcadError, "an early return", "return once, at the end of the function")
-        body = with_comments(unit, groups) + [self._return(returned.value)]
-        unit.tree = self._signature(tree, body)
+        body, returned = split_return(unit, tree.body)
+        copies = self.frame.copy_stored_parameters(body)
+        copies += [syntax.assign(self.unit.namer.derivative(s.targets[0].id),
+                                 syntax.call(self.frame.helper("copied"),
+                                             [syntax.name(self.unit.namer.derivative(s.targets[0].id))]))
+                   for s in copies if s.targets[0].id in unit.wrt]
+        new_body = copies + self._block(body, set(self.frame.parameters)) + [self._return(returned)]
+        unit.tree = self.frame.forward_signature(tree, new_body)
         unit.facts["forward"] = {"tangents": [self.unit.namer.derivative(p) for p in unit.wrt]}
         return True
 
-    # the function's frame -------------------------------------------------
-    def _signature(self, tree, body):
-        args = syntax.clone(tree.args)
-        args.defaults = []
-        for param in self.unit.wrt:
-            args.args.append(syntax.name(self.unit.namer.derivative(param), gast.Param()))
-        name = self.unit.namer.fresh("d" + tree.name)
-        return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
-                                type_comment=None, type_params=[])
+    # blocks --------------------------------------------------------------------
+    def _block(self, block, bound) -> List:
+        groups, bound = [], set(bound)
+        for stmt in block:
+            groups.append((stmt.lineno, self._construct(stmt, bound)))
+            bound = definitely_bound([stmt], bound)
+        return with_comments(self.unit, groups)
 
+    def _construct(self, stmt, bound) -> List:
+        if is_store(stmt):
+            return self._store(stmt)
+        if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
+            syntax.annotate(stmt, "primal", True)
+        if isinstance(stmt, gast.Assign):
+            tangent = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
+            return [stmt] + tangent
+        if isinstance(stmt, gast.If):
+            return self._if(stmt, bound)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt, bound)
+        return [stmt]
+
+    def _if(self, stmt, bound) -> List:
+        pre = self._materialize(stmt, bound)
+        entry = set(self.zero)
+        arms, ends = [], []
+        for arm in (stmt.body, stmt.orelse):
+            self.zero = set(entry)
+            arms.append(self._block(arm, bound))
+            ends.append(self.zero)
+        for index, other in ((0, 1), (1, 0)):   # a tangent zero on one path only is written out
+            for name in sorted(ends[index] - ends[other]):
+                if name in syntax.stored_names(gast.Module(body=stmt.body + stmt.orelse, type_ignores=[])):
+                    arms[index].append(self._zeros(name))
+        self.zero = ends[0] & ends[1]
+        return pre + [gast.If(test=stmt.test, body=arms[0] or [gast.Pass()], orelse=arms[1])]
+
+    def _loop(self, loop, bound) -> List:
+        pre = self._materialize(loop, bound)
+        entry = set(self.zero)
+        body = self._block(loop.body, bound)
+        self.zero = entry & self.zero
+        if isinstance(loop, gast.For):
+            return pre + [gast.For(target=loop.target, iter=loop.iter, body=body or [gast.Pass()], orelse=[],
+                                   type_comment=None)]
+        return pre + [gast.While(test=loop.test, body=body or [gast.Pass()], orelse=[])]
+
+    def _materialize(self, stmt, bound) -> List:
+        """Give a real tangent variable to every active name the compound writes and that exists before it."""
+        written = {target_name(s.targets[0]) for s in syntax.iter_statements(stmt.body + stmt.orelse)
+                   if isinstance(s, gast.Assign)}
+        code = []
+        for name in sorted(written & bound):
+            if self.activity.is_active(syntax.name(name)):
+                if name in self.zero:
+                    code.append(self._zeros(name))
+                    self.zero.discard(name)
+                self.materialized.add(name)
+        return code
+
+    def _zeros(self, name):
+        self.owned.add(name)
+        return syntax.assign(self.unit.namer.derivative(name),
+                             syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)]))
+
+    def _store(self, stmt) -> List:
+        """``A[i] = v``: the tangent of ``A`` takes ``v``'s tangent at ``i``."""
+        syntax.annotate(stmt, "primal", True)
+        array = target_name(stmt.targets[0])
+        if not self.activity.is_active(syntax.name(array)):
+            return [stmt]
+        code = []
+        if array in self.zero or not self._has_tangent(array):
+            code.append(self._zeros(array))
+            self.zero.discard(array)
+            self.owned.add(array)
+        elif array not in self.owned:   # never write into an array the caller or another tangent holds
+            adjoint = self.unit.namer.derivative(array)
+            code.append(syntax.assign(adjoint, syntax.call(f"{self.frame.numpy}.copy", [syntax.name(adjoint)])))
+            self.owned.add(array)
+        value = self._read(stmt.value) if isinstance(stmt.value, gast.Name) else None
+        target = gast.Subscript(value=syntax.name(self.unit.namer.derivative(array)),
+                                slice=syntax.clone(stmt.targets[0].slice), ctx=gast.Store())
+        tangent = gast.Assign(targets=[target], value=value or syntax.constant(0.0), type_comment=None)
+        return code + [stmt, tangent]
+
+    def _has_tangent(self, name) -> bool:
+        return name in self.unit.wrt or name in self.materialized or name in self.defined
+
+    # the function's frame -------------------------------------------------
     def _return(self, value):
         if isinstance(value, gast.Tuple):
             tangent = gast.Tuple(elts=[self._tangent_of(elt) for elt in value.elts], ctx=gast.Load())
@@ -85,12 +163,9 @@ class ForwardMode(Transformation):
         return gast.Return(value=tangent)
 
     def _tangent_of(self, atom):
-        if self.activity.is_active(atom) and atom.id not in self.zero:
+        if self.activity.is_active(atom) and atom.id not in self.zero and self._has_tangent(atom.id):
             return syntax.name(self.unit.namer.derivative(atom.id))
-        return syntax.call(self._helper("zeros_like"), [syntax.clone(atom)])
-
-    def _helper(self, helper_name):
-        return syntax.name(self.unit.bindings.bind(helper_name, getattr(runtime, helper_name)))
+        return syntax.call(self.frame.helper("zeros_like"), [syntax.clone(atom)])
 
     # one method per construct (mirrored in reverse.py) ---------------------
     def _statement(self, stmt) -> List:
@@ -106,7 +181,7 @@ class ForwardMode(Transformation):
         return self._resolve(template_body, target)
 
     def _tuple(self, target, value) -> List:
-        elements = [self._read(elt) or syntax.call(self._helper("zeros_like"), [syntax.clone(elt)])
+        elements = [self._read(elt) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(elt)])
                     for elt in value.elts]
         return self._define(target, type(value)(elts=elements, ctx=gast.Load()))
 
@@ -125,7 +200,7 @@ class ForwardMode(Transformation):
 
     def _read(self, atom) -> Optional[gast.AST]:
         """The tangent of ``atom``, or None when it is zero."""
-        if self.activity.is_active(atom) and atom.id not in self.zero:
+        if self.activity.is_active(atom) and atom.id not in self.zero and self._has_tangent(atom.id):
             return syntax.name(self.unit.namer.derivative(atom.id))
         return None
 
@@ -143,8 +218,16 @@ class ForwardMode(Transformation):
 
     def _define(self, target, value) -> List:
         if value is None:
+            if target in self.materialized:
+                return [self._zeros(target)]
             self.zero.add(target)
             return []
+        self.zero.discard(target)
+        self.defined.add(target)
+        if is_fresh(value, self.unit.bindings.objects):
+            self.owned.add(target)
+        else:
+            self.owned.discard(target)
         return [syntax.assign(self.unit.namer.derivative(target), value)]
 
 

@@ -1,9 +1,14 @@
 """Transformation: A-normal form with readable temporaries.
 
-Contract: after this pass the body holds only
+Contract: after this pass every block (the body, and the bodies of ``if``,
+``for`` and ``while``) holds only
 - ``name = op`` where ``op`` is an atom, ``a <binop> b``, ``<unop> a``,
-  ``f(a, ..., k=a)``, ``a[index]``, a metadata read (``a.shape``), a comparison
-  or a tuple/list of atoms;
+  ``f(a, ..., k=a)``, ``a[index]``, a metadata read (``a.shape``), a condition
+  (comparison, ``and``/``or``/``not``, kept whole) or a tuple/list of atoms;
+- ``name[index] = atom`` (an element store);
+- ``if name:`` with a hoisted condition, ``for i in range(atoms)``,
+  ``while <condition>`` (its test stays whole: it is evaluated every
+  iteration) and ``break``;
 - ``return atom`` or ``return a, b, ...``;
 - expression statements with effects only on the outside world (``print``)
   and ``assert``.
@@ -12,7 +17,8 @@ Operands ("atoms") are names, constants, references to module attributes
 operation gets a temporary named after the expression (``sin_x`` for
 ``np.sin(x)``); an expression returned directly is named ``out``.  Tuple
 targets are split into one assignment per name; ``x += e`` becomes
-``x = x + e``; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
+``x = x + e`` (``A[i] += e`` reads, adds and stores); ``a if c else b``
+becomes an ``if`` statement assigning a temporary; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
 ``np.sum(x, ...)``.  Every new node keeps the line number of the statement it
 came from.
 
@@ -55,6 +61,12 @@ def is_metadata(node) -> bool:
     return False
 
 
+def is_condition(node) -> bool:
+    """A comparison, ``and``/``or`` or ``not``: a truth value, never differentiated."""
+    return isinstance(node, (gast.Compare, gast.BoolOp)) or (
+        isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.Not))
+
+
 def is_static(node) -> bool:
     """An operand that needs no temporary: a name, constant, module attribute or metadata."""
     if isinstance(node, (gast.Name, gast.Constant)):
@@ -92,6 +104,7 @@ class Normalize(Transformation):
         return True
 
     def _block(self, body) -> List:
+        outer_pending = getattr(self, "pending", [])
         result = []
         for stmt in body:
             self.pending = []
@@ -99,6 +112,7 @@ class Normalize(Transformation):
             for new in self.pending + lowered:
                 syntax.set_location(new, stmt.lineno)
                 result.append(new)
+        self.pending = outer_pending
         return result
 
     # statements -----------------------------------------------------------
@@ -108,11 +122,23 @@ class Normalize(Transformation):
         if isinstance(stmt, gast.AnnAssign):
             return self._assign([stmt.target], stmt.value, stmt) if stmt.value is not None else []
         if isinstance(stmt, gast.AugAssign):
-            if not isinstance(stmt.target, gast.Name):
-                raise self.unit.error(stmt, UnsupportedSyntaxError, "augmented assignment to an element",
-                                      "write `x = x + ...` with a copy for now")
-            load = syntax.name(stmt.target.id)
+            load = syntax.clone(stmt.target)
+            for node in gast.walk(load):
+                if hasattr(node, "ctx"):
+                    node.ctx = gast.Load()
             return self._assign([stmt.target], gast.BinOp(left=load, op=stmt.op, right=stmt.value), stmt)
+        if isinstance(stmt, gast.If):
+            test = self._condition(stmt.test)
+            return [gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))]
+        if isinstance(stmt, gast.For):
+            loop_range = gast.Call(func=stmt.iter.func, args=[self._atom(a) for a in stmt.iter.args],
+                                   keywords=[])
+            return [gast.For(target=stmt.target, iter=loop_range, body=self._block(stmt.body), orelse=[],
+                             type_comment=None)]
+        if isinstance(stmt, gast.While):
+            return [gast.While(test=stmt.test, body=self._block(stmt.body), orelse=[])]
+        if isinstance(stmt, gast.Break):
+            return [stmt]
         if isinstance(stmt, gast.Return):
             return [gast.Return(value=self._return_value(stmt.value))]
         if isinstance(stmt, gast.Expr):
@@ -137,6 +163,11 @@ class Normalize(Transformation):
         target = targets[0]
         if isinstance(target, gast.Name):
             return [syntax.assign(target.id, self._operation(value))]
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name):
+            stored = self._atom(value)
+            index = self._index(target.slice)
+            store = gast.Subscript(value=syntax.name(target.value.id), slice=index, ctx=gast.Store())
+            return [gast.Assign(targets=[store], value=stored, type_comment=None)]
         if isinstance(target, (gast.Tuple, gast.List)):
             return self._unpack(target, value, stmt)
         raise self.unit.error(target, UnsupportedSyntaxError, "assignment to an element or attribute",
@@ -161,9 +192,14 @@ class Normalize(Transformation):
                     statements += self.pending + [syntax.assign(target_name, operation)]
                 self.pending = []
                 return statements
+            # save only the values an earlier target overwrites: old_a = a; a = b; b = old_a
             atoms = [self._atom(elt) for elt in value.elts]
-            atoms = [self._hoist(atom, f"old_{atom.id}") if isinstance(atom, gast.Name) else atom
-                     for atom in atoms]
+            saved = {}
+            for position, atom in enumerate(atoms):
+                for read in sorted(syntax.loaded_names(atom) & set(names[:position])):
+                    if read not in saved:
+                        saved[read] = self._hoist(syntax.name(read), f"old_{read}")
+                syntax.rename(atom, {old: new.id for old, new in saved.items()})
             return [syntax.assign(n, a) for n, a in zip(names, atoms)]
         source = self._atom(value, preferred="_".join(names))
         return [syntax.assign(n, gast.Subscript(value=syntax.clone(source), slice=syntax.constant(i),
@@ -190,15 +226,22 @@ class Normalize(Transformation):
 
     def _operation(self, node):
         """``node`` with every operand made an atom (the node itself may stay an operation)."""
+        result = self._lower(node)
+        if result is not node and getattr(node, "lineno", None) is not None:
+            gast.copy_location(result, node)
+        return result
+
+    def _lower(self, node):
         if is_static(node):
             return node
         if isinstance(node, gast.BinOp):
             return gast.BinOp(left=self._atom(node.left), op=node.op, right=self._atom(node.right))
         if isinstance(node, gast.UnaryOp):
             return gast.UnaryOp(op=node.op, operand=self._atom(node.operand))
-        if isinstance(node, gast.Compare):
-            return gast.Compare(left=self._atom(node.left), ops=node.ops,
-                                comparators=[self._atom(c) for c in node.comparators])
+        if is_condition(node):
+            return node  # kept whole: it carries no derivative, and `and`/`or` must short-circuit
+        if isinstance(node, gast.IfExp):
+            return self._if_expression(node)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self._atom(elt) for elt in node.elts], ctx=gast.Load())
         if isinstance(node, gast.Subscript):
@@ -213,6 +256,25 @@ class Normalize(Transformation):
             return self._call(node)
         raise self.unit.error(node, UnsupportedSyntaxError, f"the expression `{type(node).__name__}`",
                               "rewrite it with arithmetic and NumPy calls")
+
+    def _condition(self, test):
+        """A name holding the branch decision ``test``."""
+        if isinstance(test, gast.Name):
+            return test
+        return self._hoist(self._operation(test), describe(test) if describe(test) != "t" else "cond")
+
+    def _if_expression(self, node):
+        """``a if c else b`` as an ``if`` statement assigning one temporary."""
+        test = self._condition(node.test)
+        chosen = self.unit.namer.fresh("chosen")
+        arms = []
+        for branch in (node.body, node.orelse):
+            outer, self.pending = self.pending, []
+            value = self._operation(branch)
+            arms.append(self.pending + [syntax.assign(chosen, value)])
+            self.pending = outer
+        self.pending.append(gast.If(test=test, body=arms[0], orelse=arms[1]))
+        return syntax.name(chosen)
 
     def _index(self, node):
         if _is_index(node):

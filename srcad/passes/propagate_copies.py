@@ -6,6 +6,9 @@ parameter, is not a name from the user's own function, and is not the
 derivative of a parameter, and ``b`` is never written after it (neither
 assigned nor updated in place).  Says whether it removed anything.
 
+The user's own (primal) statements are never removed.  An alias followed by
+an accumulation, ``v = a`` then ``v = v + e``, is fused into ``v = a + e``.
+
 Example: ``dx_part = db`` then ``dx[1:] += dx_part`` becomes ``dx[1:] += db``.
 """
 from __future__ import annotations
@@ -49,8 +52,11 @@ class PropagateCopies(Transformation):
         index = 0
         while index < len(body):
             stmt = body[index]
+            if self._fuse_accumulation(body, index):
+                changed = True
+                continue
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
-                    and isinstance(stmt.value, gast.Name)):
+                    and isinstance(stmt.value, gast.Name) and not syntax.annotation(stmt, "primal")):
                 target, source = stmt.targets[0].id, stmt.value.id
                 later = body[index + 1:]
                 if (target not in protected and counts[target] == 1
@@ -62,3 +68,29 @@ class PropagateCopies(Transformation):
                     continue
             index += 1
         return changed
+
+    @staticmethod
+    def _fuse_accumulation(body, index) -> bool:
+        """``v = a`` then ``v = v + e`` (or ``v += e``) becomes ``v = a + e``."""
+        if index + 1 >= len(body):
+            return False
+        first, second = body[index], body[index + 1]
+        if not (isinstance(first, gast.Assign) and isinstance(first.targets[0], gast.Name)
+                and isinstance(first.value, gast.Name) and not syntax.annotation(first, "primal")):
+            return False
+        name = first.targets[0].id
+        if isinstance(second, gast.AugAssign) and isinstance(second.target, gast.Name) \
+                and second.target.id == name and isinstance(second.op, gast.Add):
+            added = second.value
+        elif (isinstance(second, gast.Assign) and isinstance(second.targets[0], gast.Name)
+              and second.targets[0].id == name and isinstance(second.value, gast.BinOp)
+              and isinstance(second.value.op, gast.Add) and isinstance(second.value.left, gast.Name)
+              and second.value.left.id == name):
+            added = second.value.right
+        else:
+            return False
+        if name in syntax.loaded_names(added):
+            return False
+        first.value = gast.BinOp(left=first.value, op=gast.Add(), right=added)
+        del body[index + 1]
+        return True

@@ -1,45 +1,53 @@
 """Transformation: reverse mode.  Replaces the tree with the derivative function.
 
-Contract: input is the A-normal, versioned tree with ``activity`` facts.
-Output is ``def d<f>(<f's parameters>, <seed>=1.0)`` that
-1. runs the primal statements (cleanup later drops those nothing reads),
-2. checks the seed against the output with ``check_seed``,
-3. runs the adjoint statements in reverse order, each block under a comment
-   quoting the user's line, and
-4. returns the adjoint of each ``wrt`` parameter (a tuple when several).
-The seed is named ``d<name>`` when f returns a variable and ``dout`` when it
-returns an expression; adjoints follow the same convention (``dx`` for ``x``).
+Contract: input is the desugared, A-normal, versioned tree with ``activity``
+facts.  Output is ``def d<f>(<f's parameters>, <seed>=1.0)`` that runs the
+forward sweep (the primal, plus tape pushes), checks the seed with
+``check_seed``, runs the backward sweep (adjoints in reverse order, each
+block under a comment quoting the user's line) and returns the adjoint of each
+``wrt`` parameter.  The seed is ``d<name>`` when f returns a variable and
+``dout`` otherwise; adjoints follow the same convention.
 
-Accumulation.  The first contribution to ``dx`` is assigned (``dx = e``);
-later ones are added.  Adding is in place (``dx += e``) only when ``dx`` holds
-an array the derivative itself created (the result of arithmetic or of
-``zeros_like``); otherwise ``dx = dx + e``, so no array the caller passed in,
-and no view of one, is ever written.  ``d[x][i] = e`` (indexed reads) becomes
-``dx[i] += e`` when the index is built from constants and slices, and
-``add_at(dx, i, e)`` (which also adds repeated fancy indices) otherwise.
+The tape (one list, ``tape``):
+- straight-line code needs none: ``versioning`` gave every value its own name;
+- a statement that overwrites a bound variable pushes the old value first
+  (``tape.append(x)``); the backward sweep pops it back right after that
+  statement's adjoint, so every adjoint sees the values it saw going forward.
+  An element store ``A[i] = v`` saves ``A[i]`` the same way;
+- inside a loop, a variable a block binds for the first time is pushed once
+  at the block's end (and before a ``break``) and popped at the start of the
+  block's backward pass;
+- branch decisions are hoisted booleans, saved like any other value; loops
+  with ``break`` and ``while`` loops count their trips.
+Pushes whose pops are never read are removed by ``cleanup``, so the tape
+holds only what the backward pass reads.
 
-Symmetry with ``forward``: both walk the body with one method per construct,
-in the same order (atom copy, tuple, rule); add a construct to both.
+Accumulation.  The first contribution to ``dx`` is assigned, later ones are
+added: in place (``dx += e``) only when ``dx`` holds an array the derivative
+created and nothing else holds; otherwise ``dx = dx + e``.  ``dx`` is
+"consumed" once the statement defining ``x`` has been differentiated.  Before
+a branch or loop, adjoints it touches are made defined (``zeros_like``) and
+at the end of each arm or iteration brought back to the same state, so the
+code is right whichever way control went.
 
-Example: for ``def f(x): return np.sum(np.sin(x))`` the adjoint block reads
-``dsin_x = unreduce(dout, sin_x, None, False)`` then ``dx = dsin_x * np.cos(x)``.
+Symmetry with ``forward``: both walk blocks with one method per construct in
+the same order (assignment of an atom, of a tuple, of an operation through a
+rule, element store, ``if``, loop); add a construct to both.
 """
 from __future__ import annotations
 
 from typing import Dict, List
 
 import gast
-import numpy as np
 
-from ..errors import SrcadError, UnsupportedSyntaxError
-from .. import runtime, syntax
+from .. import syntax
 from ..templates import REVERSE
-from .activity import carries_derivative
+from .activity import carries_derivative, differentiable_operands
+from .blocks import definitely_bound, has_break, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
+from .frame import Frame, constant_index, is_fresh, split_return
 from .normalize import is_static
 from . import Transformation
-
-_FRESH_VALUES = (gast.BinOp, gast.UnaryOp)
 
 
 class ReverseMode(Transformation):
@@ -49,69 +57,148 @@ class ReverseMode(Transformation):
 
     def transform(self, unit):
         self.unit = unit
+        self.frame = Frame(unit)
         self.activity = unit.facts["activity"]
         self.rules = Differentiator(unit, REVERSE)
-        self.owned: Dict[str, bool] = {}      # adjoint defined so far -> created by us?
+        self.state: Dict[str, bool] = {}       # adjoint defined here -> owned by us alone
+        self.tape = unit.namer.fresh("tape")
+        self.pops: Dict[int, List] = {}       # id(stmt or block) -> pop statements
+        self.trips: Dict[int, str] = {}
+        self.bound_before: Dict[int, set] = {}
+        self.locals_stack: List[List[str]] = []
         tree = unit.tree
-        body, returned = _split_return(unit, tree.body)
-        seed = self._seed_name(returned)
-        for name in syntax.loaded_names(returned) if isinstance(returned, gast.Name) else ():
-            self.owned[name] = False
-        adjoint_groups = []
+        body, returned = split_return(unit, tree.body)
+        params = self.frame.parameters
+        forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params), False)
+        seed = self.frame.seed_name(returned)
+        if isinstance(returned, gast.Name):
+            self.state[returned.id] = False
+        backward = []
         if isinstance(returned, gast.Tuple):
-            adjoint_groups.append((returned.lineno, self._tuple(returned, seed)))
-        for stmt in reversed(body):
-            if isinstance(stmt, gast.Assign) and self.activity.is_active(stmt.targets[0]):
-                adjoint_groups.append((stmt.lineno, self._statement(stmt)))
-        primal_groups = [(stmt.lineno, [stmt]) for stmt in body]
-        check = syntax.expr_stmt(syntax.call(self._helper("check_seed"), [syntax.clone(returned),
-                                                                           syntax.name(seed)]))
-        new_body = (with_comments(unit, primal_groups) + [check]
-                    + with_comments(unit, adjoint_groups) + [self._gradients()])
-        unit.tree = self._signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
-        unit.facts["reverse"] = {"seed": seed}
+            backward.append((returned.lineno, self._tuple(returned, seed)))
+        backward = with_comments(unit, backward) + self._backward(body)
+        check = syntax.assign(seed, syntax.call(self.frame.helper("check_seed"),
+                                                [syntax.clone(returned), syntax.name(seed)]))
+        tape_init = [syntax.assign(self.tape, gast.List(elts=[], ctx=gast.Load()))] if self.pops else []
+        new_body = tape_init + forward + [check] + backward + [self.frame.gradients(self.state)]
+        unit.tree = self.frame.reverse_signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
+        unit.facts["reverse"] = {"seed": seed, "tape": self.tape}
         return True
 
-    # the function's frame -------------------------------------------------
-    def _seed_name(self, returned) -> str:
-        if isinstance(returned, gast.Name):
-            return self.unit.namer.derivative(returned.id)
-        return self.unit.namer.fresh("dout")
+    # forward sweep -----------------------------------------------------------
+    def _forward(self, block, bound, in_loop) -> List:
+        groups, bound, block_locals = [], set(bound), []
+        self.locals_stack.append(block_locals)
+        for stmt in block:
+            out = []
+            groups.append((stmt.lineno, out))
+            if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
+                syntax.annotate(stmt, "primal", True)
+            if isinstance(stmt, gast.Assign) and not is_store(stmt):
+                name = stmt.targets[0].id
+                if name in bound:
+                    out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
+                elif in_loop:
+                    block_locals.append(name)
+                out.append(stmt)
+                bound.add(name)
+            elif is_store(stmt):
+                target = stmt.targets[0]
+                saved = syntax.call(f"{self.frame.numpy}.copy", [gast.Subscript(
+                    value=syntax.clone(target.value), slice=syntax.clone(target.slice), ctx=gast.Load())])
+                restore = gast.Subscript(value=syntax.clone(target.value), slice=syntax.clone(target.slice),
+                                         ctx=gast.Store())
+                out += [self._push(stmt, saved, restore), stmt]
+            elif isinstance(stmt, gast.If):
+                self.bound_before[id(stmt)] = set(bound)
+                stmt_body = self._forward(stmt.body, bound, in_loop)
+                stmt_orelse = self._forward(stmt.orelse, bound, in_loop)
+                out.append(gast.If(test=stmt.test, body=stmt_body or [gast.Pass()], orelse=stmt_orelse))
+                bound = definitely_bound([stmt], bound)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                self.bound_before[id(stmt)] = set(bound)
+                out += self._forward_loop(stmt, bound, in_loop, block_locals)
+            elif isinstance(stmt, gast.Break):
+                for enclosing in reversed(self.locals_stack[self.loop_depth_start:]):
+                    out += self._checkpoint_pushes(enclosing)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+        out = with_comments(self.unit, groups)
+        if in_loop and not (block and isinstance(block[-1], gast.Break)):
+            out += self._checkpoint_pushes(block_locals)
+        self.locals_stack.pop()
+        self.pops[id(block)] = [self._pop(syntax.store(name), pair) for name, pair in
+                                reversed(self.checkpoint_pairs.get(id(block_locals), []))]
+        return out
 
-    def _signature(self, tree, seed, body, scalar):
-        args = syntax.clone(tree.args)
-        args.args.append(syntax.name(seed, gast.Param()))
-        if scalar:
-            args.defaults = list(args.defaults) + [syntax.constant(1.0)]
-        elif args.defaults:
-            args.defaults = list(args.defaults) + [syntax.constant(None)]
-        name = self.unit.namer.fresh("d" + tree.name)
-        return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
-                                type_comment=None, type_params=[])
+    def _forward_loop(self, loop, bound, in_loop, block_locals) -> List:
+        out = []
+        counted = isinstance(loop, gast.While) or has_break(loop)
+        saved_start, self.loop_depth_start = getattr(self, "loop_depth_start", 0), len(self.locals_stack)
+        body = self._forward(loop.body, bound, True)
+        self.loop_depth_start = saved_start
+        if counted:
+            trips = self.unit.namer.fresh("trips")
+            self.trips[id(loop)] = trips
+            out.append(syntax.set_location(syntax.assign(trips, syntax.constant(0)), loop.lineno))
+            if in_loop:
+                block_locals.append(trips)
+            increment = gast.AugAssign(target=syntax.store(trips), op=gast.Add(), value=syntax.constant(1))
+            body = [syntax.set_location(increment, loop.lineno)] + body
+        if isinstance(loop, gast.For):
+            out.append(gast.For(target=loop.target, iter=loop.iter, body=body, orelse=[], type_comment=None))
+        else:
+            out.append(gast.While(test=loop.test, body=body, orelse=[]))
+        return out
 
-    def _gradients(self):
-        values = []
-        for param in self.unit.wrt:
-            if param not in self.owned:
-                values.append(syntax.call(self._helper("zeros_like"), [syntax.name(param)]))
-            elif self.owned[param]:
-                values.append(syntax.name(self.unit.namer.derivative(param)))
-            else:  # a view or alias: never hand the caller a read-only broadcast
-                values.append(syntax.call(self._helper("writable"),
-                                          [syntax.name(self.unit.namer.derivative(param))]))
-        if len(values) == 1 and not self.unit.options.get("tuple_result"):
-            return gast.Return(value=values[0])
-        return gast.Return(value=gast.Tuple(elts=values, ctx=gast.Load()))
+    def _checkpoint_pushes(self, names) -> List:
+        pairs = self.checkpoint_pairs.setdefault(id(names), [])
+        if len(pairs) < len(names):
+            pairs += [(name, self.frame.new_pair()) for name in names[len(pairs):]]
+        return [self.frame.push(self.tape, syntax.name(name), pair) for name, pair in pairs]
 
-    def _helper(self, helper_name):
-        return syntax.name(self.unit.bindings.bind(helper_name, getattr(runtime, helper_name)))
+    @property
+    def checkpoint_pairs(self):
+        if not hasattr(self, "_checkpoint_pairs"):
+            self._checkpoint_pairs = {}
+        return self._checkpoint_pairs
 
-    # one method per construct (mirrored in forward.py) ---------------------
+    def _push(self, stmt, value, restore_target):
+        pair = self.frame.new_pair()
+        self.pops[id(stmt)] = [self._pop(restore_target, pair)]
+        return self.frame.push(self.tape, value, pair)
+
+    def _pop(self, target, pair):
+        return self.frame.pop(self.tape, target, pair)
+
+    # backward sweep ------------------------------------------------------------
+    def _backward(self, block) -> List:
+        groups = [(getattr(block[0], "lineno", None) if block else None, list(self.pops.get(id(block), [])))]
+        for stmt in reversed(block):
+            groups.append((stmt.lineno, self._backward_statement(stmt)))
+        return with_comments(self.unit, groups)
+
+    def _backward_statement(self, stmt) -> List:
+        if is_store(stmt):
+            return self._store(stmt) + self.pops.get(id(stmt), [])
+        if isinstance(stmt, gast.Assign):
+            code = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
+            self.state.pop(stmt.targets[0].id, None)
+            return code + self.pops.get(id(stmt), [])
+        if isinstance(stmt, gast.If):
+            return self._if(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            return self._loop(stmt)
+        return []
+
+    # one method per construct (mirrored in forward.py) -------------------------
     def _statement(self, stmt) -> List:
         target, value = stmt.targets[0].id, stmt.value
         output_adjoint = syntax.name(self.unit.namer.derivative(target))
         if not carries_derivative(value) or (is_static(value) and not isinstance(value, gast.Name)):
             return []
+        self.aliased_from = {}
         if isinstance(value, gast.Name):
             return self._accumulate(value, output_adjoint)
         if isinstance(value, (gast.Tuple, gast.List)):
@@ -122,12 +209,95 @@ class ReverseMode(Transformation):
     def _tuple(self, value, adjoint_name) -> List:
         statements = []
         for index, element in enumerate(value.elts):
-            read = gast.Subscript(value=syntax.name(adjoint_name), slice=syntax.constant(index),
-                                  ctx=gast.Load())
+            read = gast.Subscript(value=syntax.name(adjoint_name), slice=syntax.constant(index), ctx=gast.Load())
             statements += self._accumulate(element, read)
         return statements
 
-    # resolving d[...] ------------------------------------------------------
+    def _store(self, stmt) -> List:
+        """``A[i] = v``: ``v`` takes the adjoint of the overwritten elements, which then become zero."""
+        target = stmt.targets[0]
+        array = target_name(target)
+        if array not in self.state or not self.activity.is_active(syntax.name(array)):
+            return []
+        adjoint = self.unit.namer.derivative(array)
+        element = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Load())
+        copied = syntax.call(f"{self.frame.numpy}.copy", [element])
+        value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])
+        self.aliased_from = {}
+        code = self._accumulate(stmt.value, value) if isinstance(stmt.value, gast.Name) else []
+        code += self._make_owned(array)
+        zero = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Store())
+        return code + [gast.Assign(targets=[zero], value=syntax.constant(0.0), type_comment=None)]
+
+    def _if(self, stmt) -> List:
+        touched = self._touched(stmt, stmt.body + stmt.orelse)
+        pre = self._define(touched)
+        entry = dict(self.state)
+        arms, ends = [], []
+        for arm in (stmt.body, stmt.orelse):
+            self.state = dict(entry)
+            code = self._backward(arm)
+            code += self._reconcile(touched, entry, require_owned=False)
+            arms.append(code)
+            ends.append(self.state)
+        self.state = dict(entry)
+        for name in touched:
+            self.state[name] = ends[0].get(name, False) and ends[1].get(name, False)
+        return pre + [gast.If(test=stmt.test, body=arms[0] or [gast.Pass()], orelse=arms[1])]
+
+    def _loop(self, loop) -> List:
+        touched = self._touched(loop, loop.body)
+        pre = self._define(touched)
+        entry = dict(self.state)
+        body = self._backward(loop.body) + self._reconcile(touched, entry, require_owned=True)
+        self.state = entry
+        trips = self.trips.get(id(loop))
+        if isinstance(loop, gast.While):
+            counter = self.unit.namer.fresh("_")
+            header = gast.For(target=syntax.store(counter), iter=syntax.call("range", [syntax.name(trips)]),
+                              body=body or [gast.Pass()], orelse=[], type_comment=None)
+        else:
+            iterations = syntax.clone(loop.iter)
+            if trips:
+                iterations = gast.Subscript(value=iterations, slice=gast.Slice(
+                    lower=None, upper=syntax.name(trips), step=None), ctx=gast.Load())
+            header = gast.For(target=syntax.clone(loop.target), iter=syntax.call("reversed", [iterations]),
+                              body=body or [gast.Pass()], orelse=[], type_comment=None)
+        return pre + [header]
+
+    def _touched(self, stmt, block) -> List[str]:
+        """Adjoints defined outside ``block`` that its backward pass reads, adds to or consumes."""
+        outer = self.bound_before.get(id(stmt), set()) | set(self.state)
+        names = set()
+        for inner in syntax.iter_statements(block):
+            if isinstance(inner, gast.Assign):
+                names.add(target_name(inner.targets[0]))
+                if carries_derivative(inner.value):
+                    names |= differentiable_operands(inner.value)
+        return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
+
+    def _define(self, names) -> List:
+        code = []
+        for name in names:
+            if name not in self.state:
+                code.append(syntax.assign(self.unit.namer.derivative(name),
+                                          syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)])))
+                self.state[name] = True
+        return code
+
+    def _reconcile(self, names, entry, require_owned) -> List:
+        code = []
+        for name in names:
+            adjoint = syntax.name(self.unit.namer.derivative(name))
+            if name not in self.state:
+                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("zeros_like"), [adjoint])))
+                self.state[name] = True
+            elif require_owned and entry.get(name) and not self.state[name]:
+                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("copied"), [adjoint])))
+                self.state[name] = True
+        return code
+
+    # resolving d[...] ------------------------------------------------------------
     def _resolve(self, template_body, target) -> List:
         statements = []
         for stmt in template_body:
@@ -136,15 +306,14 @@ class ReverseMode(Transformation):
             elif (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
                   and is_derivative_ref(stmt.targets[0].value)):
                 ref = stmt.targets[0]
-                statements += self._accumulate_at(ref.value.slice, ref.slice,
-                                                  self._reads(stmt.value, target))
+                statements += self._accumulate_at(ref.value.slice, ref.slice, self._reads(stmt.value, target))
             else:
                 statements.append(self._reads(stmt, target))
         return statements
 
     def _reads(self, node, target):
         """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""
-        unit, owned = self.unit, self.owned
+        unit, state = self.unit, self.state
 
         class ReadAdjoints(gast.NodeTransformer):
             def visit_Subscript(self, sub):
@@ -152,7 +321,7 @@ class ReverseMode(Transformation):
                 if not is_derivative_ref(sub):
                     return sub
                 atom = sub.slice
-                if isinstance(atom, gast.Name) and (atom.id == target or atom.id in owned):
+                if isinstance(atom, gast.Name) and (atom.id == target or atom.id in state):
                     return syntax.name(unit.namer.derivative(atom.id))
                 return syntax.constant(0.0)
 
@@ -163,13 +332,35 @@ class ReverseMode(Transformation):
             return []
         name = atom.id
         adjoint = self.unit.namer.derivative(name)
-        if name not in self.owned:
-            self.owned[name] = _is_fresh(value)
+        if name not in self.state:
+            self.state[name] = self._ownership(name, value)
             return [syntax.assign(adjoint, value)]
-        if self.owned[name]:
+        if self.state[name]:
             return [gast.AugAssign(target=syntax.store(adjoint), op=gast.Add(), value=value)]
-        self.owned[name] = True
+        self.state[name] = True
         return [syntax.assign(adjoint, gast.BinOp(left=syntax.name(adjoint), op=gast.Add(), right=value))]
+
+    def _ownership(self, name, value) -> bool:
+        """Whether ``d<name> = value`` leaves ``d<name>`` the only holder of a fresh array."""
+        if is_fresh(value, self.unit.bindings.objects):
+            return True
+        if isinstance(value, gast.Name):   # an alias: the source is consumed right after
+            source = self.unit.namer.derivatives().get(value.id)
+            if source is None:
+                return False
+            if source in self.aliased_from:   # aliased twice: nobody owns it alone
+                self.state[self.aliased_from[source]] = False
+                return False
+            self.aliased_from[source] = name
+            return self.state.get(source, False)
+        return False
+
+    def _make_owned(self, name) -> List:
+        if self.state.get(name):
+            return []
+        self.state[name] = True
+        adjoint = self.unit.namer.derivative(name)
+        return [syntax.assign(adjoint, syntax.call(f"{self.frame.numpy}.copy", [syntax.name(adjoint)]))]
 
     def _accumulate_at(self, atom, index, value) -> List:
         if not self.activity.is_active(atom):
@@ -177,52 +368,15 @@ class ReverseMode(Transformation):
         name = atom.id
         adjoint = self.unit.namer.derivative(name)
         statements = []
-        if name not in self.owned:
-            statements.append(syntax.assign(adjoint, syntax.call(self._helper("zeros_like"), [atom])))
-        elif not self.owned[name]:
-            numpy_name = self.unit.bindings.bind("np", np)
-            statements.append(syntax.assign(adjoint, syntax.call(f"{numpy_name}.copy",
-                                                                 [syntax.name(adjoint)])))
-        self.owned[name] = True
-        if _constant_index(index):
+        if name not in self.state:
+            statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [atom])))
+            self.state[name] = True
+        statements += self._make_owned(name)
+        if constant_index(index) or not isinstance(index, gast.AST):
             target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:
             statements.append(syntax.expr_stmt(
-                syntax.call(self._helper("add_at"), [syntax.name(adjoint), index, value])))
+                syntax.call(self.frame.helper("add_at"), [syntax.name(adjoint), index, value])))
         return statements
 
-
-def _is_fresh(value) -> bool:
-    """Whether ``value`` is certainly a new array (or an immutable scalar) nobody else holds."""
-    if isinstance(value, _FRESH_VALUES):
-        return True
-    if isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.args:
-        return value.func.id.startswith("unbroadcast") and _is_fresh(value.args[0])
-    return False
-
-
-def _constant_index(index) -> bool:
-    """An index made of constants, slices, ``None`` and ``...``: never fancy indexing."""
-    if isinstance(index, gast.Constant):
-        return index.value is None or index.value is Ellipsis or isinstance(index.value, int)
-    if isinstance(index, gast.Slice):
-        return True
-    if isinstance(index, gast.Tuple):
-        return all(_constant_index(elt) for elt in index.elts)
-    if isinstance(index, gast.UnaryOp) and isinstance(index.operand, gast.Constant):
-        return isinstance(index.operand.value, int)
-    return False
-
-
-def _split_return(unit, body):
-    returns = [i for i, stmt in enumerate(body) if isinstance(stmt, gast.Return)]
-    if not returns:
-        raise unit.error(unit.tree, SrcadError, f"{unit.tree.name} returns nothing",
-                         "return the value to differentiate")
-    if returns != [len(body) - 1]:
-        raise unit.error(body[returns[0]], UnsupportedSyntaxError, "an early return",
-                         "return once, at the end of the function")
-    returned = body[-1].value
-    returned.lineno = body[-1].lineno
-    return body[:-1], returned

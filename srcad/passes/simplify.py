@@ -6,15 +6,19 @@ changed anything:
   become ``e``, and ``-(-e)`` becomes ``e``;
 - ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
   provably has ``x``'s shape (see ``shapes.ShapeTable``).
-It never changes what a statement computes, only how.
+It never changes what a statement computes, only how, and it never touches
+the user's own (primal) statements: ``y = x * 1.0`` must stay a new array.
 
 Example: ``dy = unbroadcast(dz * 2 * y ** 1, y)`` becomes ``dy = dz * 2 * y``.
 """
 from __future__ import annotations
 
+from collections import Counter
+
 import gast
 
-from .. import runtime
+from .. import runtime, syntax
+from ..syntax import annotation
 from .shapes import ShapeTable, callee_object
 from . import Transformation
 
@@ -28,6 +32,11 @@ class _Rewrite(gast.NodeTransformer):
     def __init__(self, shapes: ShapeTable):
         self.shapes = shapes
         self.changed = False
+
+    def visit(self, node):
+        if annotation(node, "primal"):   # the user's own computation is never rewritten
+            return node
+        return super().visit(node)
 
     def _replace(self, node):
         self.changed = True
@@ -75,8 +84,45 @@ class Simplify(Transformation):
         parameters = [arg.id for arg in tree.args.args + tree.args.kwonlyargs]
         shapes = ShapeTable(parameters, unit.bindings.objects, unit.namer.derivatives())
         rewrite = _Rewrite(shapes)
-        for stmt in tree.body:
-            rewrite.visit(stmt)
-            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-                shapes.record(stmt.targets[0].id, stmt.value)
+        mutated = _mutated_in_place(tree.body)
+        counts = Counter(stmt.targets[0].id for stmt in syntax.iter_statements(tree.body)
+                         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name))
+        self._block(tree.body, rewrite, shapes, mutated, counts)
         return rewrite.changed
+
+    def _block(self, block, rewrite, shapes, mutated, counts):
+        for stmt in block:
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+                target = stmt.targets[0].id
+                if target in mutated and not annotation(stmt, "primal"):
+                    # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
+                    stmt.value = rewrite.generic_visit(stmt.value)
+                else:
+                    rewrite.visit(stmt)
+                if counts[target] == 1:   # a name assigned once: its shape relation holds
+                    shapes.record(target, stmt.value)
+            elif isinstance(stmt, (gast.If, gast.For, gast.While)):
+                if not isinstance(stmt, gast.For):
+                    stmt.test = rewrite.visit(stmt.test)
+                self._block(stmt.body, rewrite, shapes, mutated, counts)
+                self._block(stmt.orelse, rewrite, shapes, mutated, counts)
+            else:
+                rewrite.visit(stmt)
+
+
+def _mutated_in_place(body):
+    """Names whose array some statement changes in place (``x += e``, ``x[i] = e``, ``add_at(x, ...)``)."""
+    names = set()
+    for stmt in syntax.iter_statements(body):
+        target = None
+        if isinstance(stmt, gast.AugAssign):
+            target = stmt.target
+        elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
+            target = stmt.targets[0]
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+            target = stmt.value.args[0]
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        if isinstance(target, gast.Name):
+            names.add(target.id)
+    return names

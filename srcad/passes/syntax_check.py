@@ -14,9 +14,6 @@ from ..errors import UnsupportedSyntaxError
 from . import Analysis
 
 _STATEMENT_HINTS = {
-    gast.If: "branches are not supported yet; compute both sides and select with np.where",
-    gast.For: "loops are not supported yet; write the computation with NumPy array operations",
-    gast.While: "loops are not supported yet; write the computation with NumPy array operations",
     gast.Try: "move error handling outside the differentiated function",
     gast.With: "move the `with` block outside the differentiated function",
     gast.Delete: "drop the `del` statement; derivatives keep every value they read",
@@ -42,8 +39,6 @@ _EXPRESSION_HINTS = {
     gast.YieldFrom: "return a value instead of yielding",
     gast.Await: "differentiate a plain (non-async) function",
     gast.NamedExpr: "assign with a separate `=` statement",
-    gast.IfExp: "conditional expressions are not supported yet; use np.where(cond, a, b)",
-    gast.BoolOp: "`and`/`or` are not supported yet; combine masks with & and |",
     gast.Starred: "pass arguments explicitly instead of unpacking with *",
     gast.JoinedStr: "format strings only outside the differentiated function",
     gast.Set: "use a tuple or list instead of a set",

@@ -7,6 +7,11 @@ code is assigned once.  The reverse sweep can then read any earlier value
 without saving it.  Names assigned inside compound statements are left alone
 (their old values are kept on the tape instead).
 
+Inside branch and loop bodies a name keeps its name (its old values go on the
+tape), but an assignment that reads its own target, ``x = f(x)``, is split
+into ``x_2 = f(x)`` and ``x = x_2``, so no statement's result overwrites one
+of its own operands.
+
 Example: ``x = x * w`` then ``return x`` becomes ``x_2 = x * w`` then ``return x_2``.
 """
 from __future__ import annotations
@@ -44,4 +49,25 @@ class Versioning(Transformation):
                     defined.add(original)
             else:
                 syntax.rename(stmt, {k: v for k, v in current.items() if k not in compound_targets})
+        return self._split_self_updates(unit, tree.body, top=True) or changed
+
+    def _split_self_updates(self, unit, block, top) -> bool:
+        """In branch and loop bodies, ``x = f(x)`` becomes ``x_2 = f(x)`` then ``x = x_2``."""
+        changed = False
+        index = 0
+        while index < len(block):
+            stmt = block[index]
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    changed |= self._split_self_updates(unit, getattr(stmt, field), top=False)
+            if (not top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and stmt.targets[0].id in syntax.loaded_names(stmt.value)):
+                original = stmt.targets[0].id
+                version = unit.namer.fresh(original)
+                stmt.targets[0].id = version
+                copy = syntax.set_location(syntax.assign(original, syntax.name(version)), stmt.lineno)
+                block.insert(index + 1, copy)
+                changed = True
+                index += 1
+            index += 1
         return changed

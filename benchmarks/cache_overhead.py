@@ -1,0 +1,159 @@
+"""How much a srcad derivative costs beyond the generated code it runs.
+
+Contract: prints a table with
+- the per-call overhead of calling a ``srcad.grad(f)`` object compared with
+  calling the generated function directly (``Derivative._compiled``), with
+  the target (< 2 us) and whether it is met;
+- the time of the first transformation (parse, passes, emit, compile) in this
+  process, with the disk cache off;
+- the time a new process takes to get the derivative from the disk cache,
+  next to the time it takes to transform it (both measured inside the child,
+  excluding interpreter start-up and imports).
+It only reports; it asserts nothing.  Run it with
+``python benchmarks/cache_overhead.py [--number N]``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import timeit
+from pathlib import Path
+from typing import Dict, List, Optional, Tuple
+
+import numpy as np
+
+import srcad
+import srcad.api
+
+TARGET_US = 2.0
+MODEL = '''\
+import numpy as np
+
+
+def loss(W, b, x, y):
+    h = np.tanh(np.sin(x) @ W + b)
+    err = h - y
+    return 0.5 * np.sum(err ** 2)
+'''
+
+CHILD = '''\
+import os, sys, time
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+import srcad, model
+start = time.perf_counter()
+df = srcad.grad(model.loss)
+df(np.ones((3, 2)), np.zeros(2), np.ones((4, 3)), np.zeros((4, 2)))
+print(time.perf_counter() - start)
+'''
+
+
+def _write_model(directory: Path) -> None:
+    (directory / "model.py").write_text(MODEL)
+
+
+def _import_model(directory: Path):
+    sys.path.insert(0, str(directory))
+    try:
+        import model
+    finally:
+        sys.path.remove(str(directory))
+    return model
+
+
+def _inputs():
+    rng = np.random.default_rng(0)
+    return rng.normal(size=(3, 2)), np.zeros(2), rng.normal(size=(4, 3)), rng.normal(size=(4, 2))
+
+
+def call_overhead(func, args, number: int) -> Tuple[float, float]:
+    """Best-of-5 seconds per call of ``srcad.grad(func)`` and of its generated function.
+
+    Example::
+
+        >>> wrapped, direct = call_overhead(f, (np.ones(3),), 10000)   # doctest: +SKIP
+    """
+    derivative = srcad.grad(func)
+    derivative(*args)                        # builds (or loads) and compiles
+    generated = derivative._compiled
+    timer_wrapped = timeit.Timer(lambda: derivative(*args))
+    timer_direct = timeit.Timer(lambda: generated(*args))
+    wrapped = min(timer_wrapped.repeat(5, number)) / number
+    direct = min(timer_direct.repeat(5, number)) / number
+    return wrapped, direct
+
+
+def first_transformation(func) -> float:
+    """Seconds to build a derivative of ``func`` from scratch (memory and disk cache bypassed)."""
+    saved = os.environ.get("SRCAD_CACHE")
+    os.environ["SRCAD_CACHE"] = "0"
+    srcad.api._MEMORY.clear()
+    try:
+        start = timeit.default_timer()
+        srcad.source(func)
+        return timeit.default_timer() - start
+    finally:
+        if saved is None:
+            del os.environ["SRCAD_CACHE"]
+        else:
+            os.environ["SRCAD_CACHE"] = saved
+
+
+def child_process_times(directory: Path, cache: Path) -> Dict[str, float]:
+    """Seconds a new process spends getting the derivative: transforming, then from the disk cache."""
+    env = dict(os.environ, SRCAD_CACHE_DIR=str(cache))
+    env.pop("SRCAD_CACHE", None)
+    results = {}
+    for label in ("transform in a new process", "disk-cache load in a new process"):
+        out = subprocess.run([sys.executable, "-c", CHILD, str(directory)], env=env, check=True,
+                             capture_output=True, text=True).stdout
+        results[label] = float(out.strip().splitlines()[-1])
+    return results
+
+
+def main(argv: Optional[List[str]] = None) -> None:
+    """Measure and print the table.
+
+    Example::
+
+        $ python benchmarks/cache_overhead.py --number 200000
+    """
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--number", type=int, default=100_000, help="calls per timing repeat")
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        directory = Path(tmp)
+        os.environ["SRCAD_CACHE_DIR"] = str(directory / "in-process-cache")
+        _write_model(directory)
+        model = _import_model(directory)
+        inputs = _inputs()
+        wrapped, direct = call_overhead(model.loss, inputs, args.number)
+        overhead_us = (wrapped - direct) * 1e6
+        build = first_transformation(model.loss)
+        children = child_process_times(directory, directory / "child-cache")
+
+    rows = [
+        ("call via srcad.grad object", f"{wrapped * 1e6:9.2f} us"),
+        ("call generated function directly", f"{direct * 1e6:9.2f} us"),
+        ("per-call overhead", f"{overhead_us:9.2f} us"),
+        (f"overhead target (< {TARGET_US:g} us)", "met" if overhead_us < TARGET_US else "NOT met"),
+        ("first transformation (this process)", f"{build * 1e3:9.2f} ms"),
+    ] + [(label, f"{seconds * 1e3:9.2f} ms") for label, seconds in children.items()]
+    width = max(len(label) for label, _ in rows)
+    print(textwrap.dedent(f"""\
+        srcad {srcad.__version__}, Python {sys.version.split()[0]}, NumPy {np.__version__}
+        model: loss(W, b, x, y) = 0.5 * sum((tanh(sin(x) @ W + b) - y) ** 2), W 3x2, x 4x3
+        {args.number} calls per repeat, best of 5
+        """))
+    print(f"{'measure':<{width}}  value")
+    print(f"{'-' * width}  {'-' * 12}")
+    for label, value in rows:
+        print(f"{label:<{width}}  {value}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""The ``srcad`` command line: print the derivative srcad generates for a function.
+
+Contract:
+- ``srcad show TARGET`` prints the generated derivative module of the
+  function TARGET names, exactly as ``srcad.source`` returns it.  TARGET is
+  ``path/to/file.py:name`` or ``package.module:name``; ``name`` may be a
+  dotted qualified name such as ``Class.method``.
+- ``--wrt`` takes a parameter position or name, or several separated by
+  commas (then the derivative returns a tuple); ``--mode`` picks reverse or
+  forward mode; ``--no-optimize`` skips the optimisation passes; ``--passes``
+  prints the function after every pipeline stage that changed it, each under
+  a ``# ---- after <stage> ----`` header, then the generated module.
+- A file target is imported as a module (with its directory on ``sys.path``,
+  under its file name unless that module name is taken); whatever the import
+  prints goes to stderr, so stdout holds only the generated code.
+- A target that cannot be loaded (missing file or module, syntax error, no
+  such name, not a function) prints one line on stderr and exits with 2.  A
+  ``SrcadError`` raised by the transformation prints its message (which may
+  span several lines: place, source line, caret, hint) and exits with 1.
+  Neither prints a traceback.
+- ``python -m srcad`` is the same command.
+
+Example::
+
+    $ srcad show examples/quickstart.py:loss --wrt W
+    $ python -m srcad show mypackage.model:energy --wrt 0,1 --passes
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import importlib.util
+import inspect
+import os
+import re
+import sys
+from types import ModuleType
+from typing import Callable, List, Optional, Sequence, Tuple, Union
+
+from . import api, pipeline
+from .errors import SrcadError
+from .version import __version__
+
+EXIT_OK, EXIT_SRCAD_ERROR, EXIT_BAD_TARGET = 0, 1, 2
+_TARGET_FORM = "path/to/file.py:function or package.module:function"
+
+
+class TargetError(Exception):
+    """A TARGET that cannot be loaded; its message is a single line."""
+
+
+def parse_wrt(text: str) -> Union[int, str, Tuple[Union[int, str], ...]]:
+    """Turn a ``--wrt`` value into what ``srcad.grad``'s ``wrt`` accepts.
+
+    Integers become positions, other entries parameter names; a comma makes
+    a tuple.
+
+    Example::
+
+        >>> parse_wrt("0"), parse_wrt("x,y"), parse_wrt("1, b")
+        (0, ('x', 'y'), (1, 'b'))
+    """
+    entries: List[Union[int, str]] = []
+    for part in text.split(","):
+        part = part.strip()
+        if not part:
+            raise SrcadError(f"--wrt {text!r} has an empty entry; write e.g. --wrt 0,1 or --wrt x,y")
+        entries.append(int(part) if re.fullmatch(r"[+-]?\d+", part) else part)
+    return entries[0] if len(entries) == 1 else tuple(entries)
+
+
+def _split_target(target: str) -> Tuple[str, str]:
+    where, colon, name = target.rpartition(":")
+    if not colon or not where or not name:
+        raise TargetError(f"target {target!r} is not of the form {_TARGET_FORM}")
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise TargetError(f"{name!r} in target {target!r} is not a (dotted) Python name")
+    return where, name
+
+
+def _looks_like_path(where: str) -> bool:
+    return where.endswith(".py") or os.sep in where or "/" in where or os.path.isfile(where)
+
+
+def _module_name_for(path: str) -> str:
+    """A stable module name for the file at ``path``: its stem, unless that is taken."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    existing = sys.modules.get(stem)
+    if stem.isidentifier() and (existing is None or getattr(existing, "__file__", None) == path):
+        return stem
+    safe = re.sub(r"\W", "_", stem)
+    return f"_srcad_target_{safe}"
+
+
+def _one_line(exc: BaseException) -> str:
+    if isinstance(exc, SyntaxError):
+        where = f"{exc.filename}, line {exc.lineno}" if exc.filename else f"line {exc.lineno}"
+        return f"SyntaxError: {exc.msg} ({where})"
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def load_module_from_file(path: str) -> ModuleType:
+    """Import the Python file at ``path`` as a module, with its directory on ``sys.path``.
+
+    Example::
+
+        >>> module = load_module_from_file("examples/quickstart.py")   # doctest: +SKIP
+        >>> module.loss                                                 # doctest: +SKIP
+        <function loss at 0x...>
+    """
+    path = os.path.abspath(path)
+    if not os.path.isfile(path):
+        raise TargetError(f"no such file: {path}")
+    directory = os.path.dirname(path)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    name = _module_name_for(path)
+    if getattr(sys.modules.get(name), "__file__", None) == path:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise TargetError(f"cannot import {path}: not a Python source file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # keep stdout for the derivative
+            spec.loader.exec_module(module)
+    except (Exception, SystemExit) as exc:  # the user's module failed at import time
+        del sys.modules[name]
+        raise TargetError(f"cannot import {path}: {_one_line(exc)}") from None
+    return module
+
+
+def _import_module(dotted: str) -> ModuleType:
+    if os.getcwd() not in sys.path and "" not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        with contextlib.redirect_stdout(sys.stderr):  # keep stdout for the derivative
+            return importlib.import_module(dotted)
+    except ModuleNotFoundError as exc:
+        raise TargetError(f"no module named {exc.name or dotted!r} (while importing {dotted!r})") from None
+    except (Exception, SystemExit) as exc:
+        raise TargetError(f"cannot import {dotted}: {_one_line(exc)}") from None
+
+
+def load_target(target: str) -> Callable:
+    """The function that ``target`` (``file.py:name`` or ``package.module:name``) names.
+
+    Example::
+
+        >>> load_target("examples/quickstart.py:loss").__name__   # doctest: +SKIP
+        'loss'
+    """
+    where, qualname = _split_target(target)
+    module = load_module_from_file(where) if _looks_like_path(where) else _import_module(where)
+    value: object = module
+    walked = []
+    for part in qualname.split("."):
+        try:
+            value = inspect.getattr_static(value, part)
+        except AttributeError:
+            owner = f"{where}:{'.'.join(walked)}" if walked else where
+            found = [n for n, v in vars(module).items() if inspect.isfunction(v)
+                     and getattr(v, "__module__", None) == module.__name__] if not walked else []
+            shown = ", ".join(sorted(found)[:10]) + (", ..." if len(found) > 10 else "")
+            known = f" (functions defined there: {shown})" if found else ""
+            raise TargetError(f"{owner} has no attribute {part!r}{known}") from None
+        if isinstance(value, (staticmethod, classmethod)):
+            value = value.__func__
+        walked.append(part)
+    if not inspect.isfunction(value) and not inspect.ismethod(value):
+        kind = "a class" if inspect.isclass(value) else f"a {type(value).__name__}"
+        raise TargetError(f"{where}:{qualname} is {kind}, not a Python function")
+    return value
+
+
+def _build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="srcad", description="Show the derivative code srcad generates for a Python function.")
+    parser.add_argument("--version", action="version", version=f"srcad {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.required = True
+    show = commands.add_parser(
+        "show", help="print the generated derivative of a function",
+        description="Print the generated derivative of a function.")
+    show.add_argument("target", metavar="TARGET", help=f"the function: {_TARGET_FORM}")
+    show.add_argument("--wrt", default="0",
+                      help="parameter position(s) or name(s) to differentiate with respect to, "
+                           "comma-separated (default: 0)")
+    show.add_argument("--mode", choices=api.MODES, default="reverse", help="default: reverse")
+    show.add_argument("--passes", action="store_true",
+                      help="print the function after each pipeline stage that changes it")
+    show.add_argument("--no-optimize", dest="optimize", action="store_false",
+                      help="skip the optimisation passes")
+    return parser
+
+
+def _show(args: argparse.Namespace, out) -> int:
+    func = load_target(args.target)
+    wrt = parse_wrt(args.wrt)
+    if args.mode not in pipeline.PIPELINES:
+        raise SrcadError(f"{args.mode} mode is not available in srcad {__version__}")
+    names, as_tuple = api.resolve_wrt(func, wrt)
+    if not args.passes:
+        out.write(api.source(func, wrt, args.mode, optimize=args.optimize))
+        return EXIT_OK
+
+    def observe(stage: str, text: str) -> None:
+        header = "# ---- source ----" if stage == "source" else f"# ---- after {stage} ----"
+        out.write(f"{header}\n{text.rstrip()}\n\n")
+
+    options = {"optimize": args.optimize, "tuple_result": as_tuple}
+    generated = pipeline.build(func, names, args.mode, options, observe=observe)
+    out.write("# ---- generated module ----\n" + generated.source)
+    return EXIT_OK
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``srcad`` command with ``argv`` (default: ``sys.argv[1:]``); the exit status.
+
+    Example::
+
+        >>> main(["show", "examples/quickstart.py:loss", "--wrt", "W"])   # doctest: +SKIP
+        0
+    """
+    args = _build_parser().parse_args(argv)
+    try:
+        return _show(args, sys.stdout)
+    except TargetError as exc:
+        print(f"srcad: {exc}", file=sys.stderr)
+        return EXIT_BAD_TARGET
+    except SrcadError as exc:
+        print(f"srcad: error: {exc}", file=sys.stderr)
+        return EXIT_SRCAD_ERROR
+    except BrokenPipeError:  # e.g. `srcad show ... | head`
+        sys.stderr.close()
+        return EXIT_OK

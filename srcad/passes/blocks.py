@@ -1,0 +1,82 @@
+"""Facts about blocks of normalized code that both mode transforms share.
+
+Contract: pure functions over statement lists; nothing here changes a tree.
+- ``assigned_here(block)``: names a block binds at its own level.
+- ``assigned_anywhere(stmts)``: names bound anywhere below, compound bodies included.
+- ``definitely_bound(block, before)``: what is surely bound after ``block``.
+- ``target_name(target)``: the variable an assignment target writes (``A`` for ``A[i] = v``).
+- ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
+
+Example: ``definitely_bound([if c: y = 1 else: y = 2], {"c"})`` is ``{"c", "y"}``.
+"""
+from __future__ import annotations
+
+from typing import Iterable, List, Set
+
+import gast
+
+from .. import syntax
+
+
+def target_name(target) -> str:
+    """The variable written by an assignment target."""
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return target.id if isinstance(target, gast.Name) else ""
+
+
+def is_store(stmt) -> bool:
+    """``A[index] = value``."""
+    return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+def assigned_here(block: List) -> List[str]:
+    """Names bound by plain assignments at this block's own level, in order, once each."""
+    names = []
+    for stmt in block:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            if stmt.targets[0].id not in names:
+                names.append(stmt.targets[0].id)
+    return names
+
+
+def assigned_anywhere(stmts: Iterable) -> Set[str]:
+    """Names bound anywhere in ``stmts`` (loop targets included, element stores excluded)."""
+    names = set()
+    for stmt in syntax.iter_statements(list(stmts)):
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            names.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.For):
+            names |= syntax.stored_names(stmt.target)
+    return names
+
+
+def names_used(stmts: Iterable) -> Set[str]:
+    """Every name read or written in ``stmts``."""
+    found = set()
+    for stmt in stmts:
+        found |= syntax.names_in(stmt)
+    return found
+
+
+def definitely_bound(block: List, before: Set[str]) -> Set[str]:
+    """Names surely bound after running ``block`` when ``before`` were bound."""
+    bound = set(before)
+    for stmt in block:
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            bound.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.If):
+            bound |= definitely_bound(stmt.body, bound) & definitely_bound(stmt.orelse, bound)
+    return bound
+
+
+def has_break(loop) -> bool:
+    """Whether ``loop`` itself can be left by ``break``."""
+    def search(block):
+        for stmt in block:
+            if isinstance(stmt, gast.Break):
+                return True
+            if isinstance(stmt, gast.If) and (search(stmt.body) or search(stmt.orelse)):
+                return True
+        return False
+    return search(loop.body)

@@ -1,0 +1,157 @@
+"""The derivative function's frame: signature, seed, returned gradients, tape operations.
+
+Contract: ``Frame(unit)`` builds the pieces of a generated function that are
+not about any one statement, for the reverse transform:
+- ``reverse_signature``: f's parameters plus the seed (default ``1.0`` for a
+  single output);
+- ``seed_name``: ``d<name>`` for a returned variable, else ``dout``;
+- ``gradients``: the return statement; a gradient the derivative does not own
+  alone (a view, an alias of the seed) is returned through ``copied``, so the
+  caller never receives an array something else also holds;
+- ``push``/``pop``: tape operations, each pair sharing an id (annotation
+  ``tape_pair``) so ``cleanup`` can drop both when the popped value is unread;
+- ``copy_stored_parameters``: ``A = A.copy()`` for parameters the function
+  stores into, so a derivative never writes the caller's arrays.
+
+Example: for ``def f(x): return np.sum(x)`` the signature is
+``def df(x, dout=1.0)``.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+import gast
+import numpy as np
+
+from ..errors import SrcadError, UnsupportedSyntaxError
+from .. import runtime, syntax
+from .blocks import is_store, target_name
+
+FRESH_VALUES = (gast.BinOp, gast.UnaryOp)
+PAIR = "tape_pair"
+
+
+class Frame:
+    """Signature, seed and return of a derivative; tape operations."""
+
+    def __init__(self, unit):
+        self.unit = unit
+        tree = unit.tree
+        self.parameters = [arg.id for arg in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+        self.numpy = unit.bindings.bind("np", np)
+        self.pairs = 0
+
+    def helper(self, helper_name: str) -> gast.Name:
+        """A name bound to the runtime helper ``helper_name``."""
+        return syntax.name(self.unit.bindings.bind(helper_name, getattr(runtime, helper_name)))
+
+    def seed_name(self, returned) -> str:
+        if isinstance(returned, gast.Name):
+            return self.unit.namer.derivative(returned.id)
+        return self.unit.namer.fresh("dout")
+
+    def reverse_signature(self, tree, seed, body, scalar):
+        args = syntax.clone(tree.args)
+        args.args.append(syntax.name(seed, gast.Param()))
+        if scalar:
+            args.defaults = list(args.defaults) + [syntax.constant(1.0)]
+        elif args.defaults:
+            args.defaults = list(args.defaults) + [syntax.constant(None)]
+        return self._function(tree, args, body)
+
+    def forward_signature(self, tree, body):
+        args = syntax.clone(tree.args)
+        args.defaults = []
+        for param in self.unit.wrt:
+            args.args.append(syntax.name(self.unit.namer.derivative(param), gast.Param()))
+        return self._function(tree, args, body)
+
+    def _function(self, tree, args, body):
+        name = self.unit.namer.fresh("d" + tree.name)
+        return gast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None,
+                                type_comment=None, type_params=[])
+
+    def gradients(self, state: Dict[str, bool]):
+        values = []
+        for param in self.unit.wrt:
+            adjoint = syntax.name(self.unit.namer.derivative(param))
+            if param not in state:
+                values.append(syntax.call(self.helper("zeros_like"), [syntax.name(param)]))
+            elif state[param]:
+                values.append(adjoint)
+            else:
+                values.append(syntax.call(self.helper("copied"), [adjoint]))
+        if len(values) == 1 and not self.unit.options.get("tuple_result"):
+            return gast.Return(value=values[0])
+        return gast.Return(value=gast.Tuple(elts=values, ctx=gast.Load()))
+
+    def copy_stored_parameters(self, body) -> List:
+        stored = sorted({target_name(s.targets[0]) for s in syntax.iter_statements(body) if is_store(s)}
+                        & set(self.parameters))
+        return [syntax.assign(name, syntax.call(syntax.dotted(f"{name}.copy"))) for name in stored]
+
+    def new_pair(self) -> int:
+        self.pairs += 1
+        return self.pairs
+
+    def push(self, tape: str, value, pair: int):
+        stmt = syntax.expr_stmt(syntax.call(syntax.dotted(f"{tape}.append"), [value]))
+        syntax.annotate(stmt, PAIR, pair)
+        return stmt
+
+    def pop(self, tape: str, target, pair: int):
+        stmt = gast.Assign(targets=[target], value=syntax.call(syntax.dotted(f"{tape}.pop")), type_comment=None)
+        syntax.annotate(stmt, PAIR, pair)
+        return stmt
+
+
+# Runtime helpers that always return a new array.
+_FRESH_HELPERS = (runtime.matmul_lhs_grad, runtime.matmul_rhs_grad, runtime.dot_lhs_grad,
+                  runtime.dot_rhs_grad, runtime.zeros_like, runtime.copied)
+
+
+def is_fresh(value, objects=None) -> bool:
+    """Whether ``value`` is certainly a new array (or an immutable scalar) nobody else holds.
+
+    ``objects`` (the module's bindings) lets calls be recognised: ufuncs and
+    some runtime helpers always allocate their result.
+    """
+    if isinstance(value, FRESH_VALUES):
+        return True
+    if not (isinstance(value, gast.Call) and value.args):
+        return False
+    if isinstance(value.func, gast.Name) and value.func.id.startswith("unbroadcast"):
+        return is_fresh(value.args[0], objects)
+    if objects is not None:
+        from .shapes import callee_object
+        function = callee_object(value.func, objects)
+        if isinstance(function, np.ufunc) and not value.keywords:
+            return True
+        return any(function is helper for helper in _FRESH_HELPERS)
+    return False
+
+
+def constant_index(index) -> bool:
+    """An index made of constants, slices, ``None`` and ``...``: never fancy indexing."""
+    if isinstance(index, gast.Constant):
+        return index.value is None or index.value is Ellipsis or isinstance(index.value, int)
+    if isinstance(index, gast.Slice):
+        return True
+    if isinstance(index, gast.Tuple):
+        return all(constant_index(elt) for elt in index.elts)
+    if isinstance(index, gast.UnaryOp) and isinstance(index.operand, gast.Constant):
+        return isinstance(index.operand.value, int)
+    return False
+
+
+def split_return(unit, body):
+    """(the statements before the final ``return``, the returned atom)."""
+    if not body or not isinstance(body[-1], gast.Return):
+        raise unit.error(unit.tree, SrcadError, f"{unit.tree.name} does not end with a return",
+                         "return the value to differentiate")
+    for stmt in syntax.iter_statements(body[:-1]):
+        if isinstance(stmt, gast.Return):
+            raise unit.error(stmt, UnsupportedSyntaxError, "this return", "return once, at the end")
+    returned = body[-1].value
+    returned.lineno = body[-1].lineno
+    return body[:-1], returned

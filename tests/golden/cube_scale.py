@@ -1,0 +1,14 @@
+# srcad 0.1.0: reverse-mode derivative of cube_scale (golden_functions.py:14) with respect to x
+from srcad.runtime import check_seed, unbroadcast
+
+
+def dcube_scale(x, dout=1.0):
+    # return x * x * 3.0
+    x_times_x = x * x
+    out = x_times_x * 3.0
+    dout = check_seed(out, dout)
+    # return x * x * 3.0
+    d_x_times_x = dout * 3.0
+    dx = unbroadcast(d_x_times_x * x, x)
+    dx += x * d_x_times_x
+    return dx

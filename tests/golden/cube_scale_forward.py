@@ -1,0 +1,8 @@
+# srcad 0.1.0: forward-mode derivative of cube_scale (golden_functions.py:14) with respect to x
+
+
+def dcube_scale(x, dx):
+    # return x * x * 3.0
+    d_x_times_x = dx * x + x * dx
+    dout = d_x_times_x * 3.0
+    return dout

@@ -1,0 +1,20 @@
+# srcad 0.1.0: reverse-mode derivative of math_scalars (golden_functions.py:39) with respect to x, y
+import math
+from srcad.runtime import check_seed
+
+
+def dmath_scalars(x, y, dout=1.0):
+    # return math.sin(x) * math.exp(y) + math.sqrt(x)
+    sin_x = math.sin(x)
+    exp_y = math.exp(y)
+    sin_x_times_exp_y = sin_x * exp_y
+    sqrt_x = math.sqrt(x)
+    out = sin_x_times_exp_y + sqrt_x
+    dout = check_seed(out, dout)
+    # return math.sin(x) * math.exp(y) + math.sqrt(x)
+    dx = dout / (2.0 * sqrt_x)
+    d_sin_x = dout * exp_y
+    d_exp_y = sin_x * dout
+    dy = d_exp_y * exp_y
+    dx += d_sin_x * math.cos(x)
+    return dx, dy

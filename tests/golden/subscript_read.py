@@ -1,0 +1,19 @@
+# srcad 0.1.0: reverse-mode derivative of subscript_read (golden_functions.py:35) with respect to x
+from srcad.runtime import add_at, check_seed, unbroadcast, zeros_like
+
+
+def dsubscript_read(x, i, dout=1.0):
+    # return x[i] * 2.0 + x[1:, 0]
+    x_i = x[i]
+    x_i_times_2 = x_i * 2.0
+    x_part = x[1:, 0]
+    out = x_i_times_2 + x_part
+    dout = check_seed(out, dout)
+    # return x[i] * 2.0 + x[1:, 0]
+    d_x_i_times_2 = unbroadcast(dout, x_i_times_2)
+    d_x_part = unbroadcast(dout, x_part)
+    dx = zeros_like(x)
+    dx[1:, 0] += d_x_part
+    d_x_i = d_x_i_times_2 * 2.0
+    add_at(dx, i, d_x_i)
+    return dx

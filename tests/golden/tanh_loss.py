@@ -1,0 +1,22 @@
+# srcad 0.1.0: reverse-mode derivative of tanh_loss (golden_functions.py:18) with respect to w
+import numpy as np
+from srcad.runtime import check_seed, unbroadcast, unreduce
+
+
+def dtanh_loss(w, x, y, dout=1.0):
+    # prediction = np.tanh(w * x)
+    w_times_x = w * x
+    prediction = np.tanh(w_times_x)
+    # return np.sum((prediction - y) ** 2)
+    prediction_minus_y = prediction - y
+    prediction_minus_y_pow_2 = prediction_minus_y ** 2
+    out = np.sum(prediction_minus_y_pow_2)
+    dout = check_seed(out, dout)
+    # return np.sum((prediction - y) ** 2)
+    d_prediction_minus_y_pow_2 = unreduce(dout, prediction_minus_y_pow_2)
+    d_prediction_minus_y = d_prediction_minus_y_pow_2 * 2 * prediction_minus_y
+    dprediction = unbroadcast(d_prediction_minus_y, prediction)
+    # prediction = np.tanh(w * x)
+    d_w_times_x = dprediction * (1.0 - prediction * prediction)
+    dw = unbroadcast(d_w_times_x * x, w)
+    return dw
