@@ -20,7 +20,7 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import runtime, syntax
+from . import syntax
 from .emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
@@ -95,17 +95,20 @@ def _run(pass_name: str, unit: Unit, observe) -> bool:
 def _split_bindings(objects):
     """Module-level names the file can import itself, and those injected from the user's scope."""
     imports, injected = [], {}
-    runtime_names = []
+    from_imports: Dict[str, list] = {}
     for name in sorted(objects):
         value = objects[name]
         if isinstance(value, types.ModuleType) and sys.modules.get(value.__name__) is value:
             imports.append(f"import {value.__name__}" + ("" if name == value.__name__ else f" as {name}"))
-        elif getattr(runtime, name, None) is value:
-            runtime_names.append(name)
+            continue
+        module = getattr(value, "__module__", None) or ""
+        if (module.split(".")[0] in ("srcad", "grad_templates") and getattr(value, "__name__", None) == name
+                and getattr(sys.modules.get(module), name, None) is value):
+            from_imports.setdefault(module, []).append(name)   # srcad's own helpers
         else:
             injected[name] = value
-    if runtime_names:
-        imports.append(_wrapped("from srcad.runtime import ", runtime_names))
+    for module in sorted(from_imports):
+        imports.append(_wrapped(f"from {module} import ", from_imports[module]))
     return imports, injected
 
 
