@@ -91,6 +91,7 @@ class Derivative:
             shown = func if self.bound_self is None else func
             self.wrt, self.as_tuple = resolve_wrt(shown, wrt)
         self.mode = mode
+        self.requested_wrt = wrt
         self.options = dict(options, tuple_result=self.as_tuple)
         self._compiled: Optional[Callable] = None
         self._version = -1
@@ -145,6 +146,9 @@ def _bind(function, obj):
     return bound
 
 
+_BUILDING: list = []   # functions whose derivatives are being built (to detect recursion)
+
+
 def _compile_entry(func, key, wrt, mode, options, fresh=False):
     function_label = func.__name__
     if not fresh:
@@ -159,7 +163,15 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
                     return source, loader.compile_text(text, path, key[:12]), name, injected, {}
                 except (SyntaxError, ValueError):   # a damaged file: build it again
                     pass
-    generated = build(func, wrt, mode, options)
+    if func in _BUILDING:
+        chain = " -> ".join(f.__name__ for f in _BUILDING + [func])
+        raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
+                         f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
+    _BUILDING.append(func)
+    try:
+        generated = build(func, wrt, mode, options)
+    finally:
+        _BUILDING.pop()
     source = generated.source
     path = cache.store(key, function_label, source)
     text = cache.file_text(key, source)
@@ -179,6 +191,19 @@ def _read_meta(source: str):
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def derivative(func: Callable, wrt: Wrt = 0, mode: str = "reverse", optimize: bool = True,
+               **options) -> Derivative:
+    """The shared ``Derivative`` of ``func`` (one per function, wrt, mode and options).
+
+    Generated code uses it to call the derivatives of the user's own functions.
+
+    Example::
+
+        dg = derivative(g, wrt=(0, 1), mode="reverse")
+    """
+    return _derivative(func, wrt, mode, optimize, **options)
 
 
 def _derivative(func, wrt, mode, optimize, **options) -> Derivative:

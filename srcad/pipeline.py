@@ -79,7 +79,11 @@ def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dic
         else:
             _run(stage, unit, observe)
     used = syntax.loaded_names(unit.tree)
-    imports, injected = _split_bindings({k: v for k, v in unit.bindings.objects.items() if k in used})
+    objects = unit.bindings.objects
+    for name in list(used):   # a callee's derivative is built from the callee: keep its name bound
+        callee = getattr(objects.get(name), "func", None)
+        used |= {n for n, v in objects.items() if v is callee and callee is not None}
+    imports, injected = _split_bindings({k: v for k, v in objects.items() if k in used})
     header = _header(unit, mode, imports, injected)
     source = header + to_source(unit.tree)
     return Generated(source, unit.tree.name, injected, unit.facts.get(mode, {}))
@@ -107,9 +111,22 @@ def _split_bindings(objects):
             from_imports.setdefault(module, []).append(name)   # srcad's own helpers
         else:
             injected[name] = value
+    derived = []
+    for name in sorted(injected):
+        value = injected[name]
+        callee = getattr(value, "func", None)
+        if value.__class__.__name__ == "Derivative" and callee is not None:
+            callee_name = next((n for n, v in objects.items() if v is callee), None)
+            if callee_name is not None:   # the module rebuilds it: works from the disk cache too
+                del injected[name]
+                from_imports.setdefault("srcad.api", []).append("derivative")
+                extra = "".join(f", {k}={v!r}" for k, v in sorted(value.options.items())
+                                if k not in ("optimize", "tuple_result") and v)
+                wrt = value.requested_wrt
+                derived.append(f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})")
     for module in sorted(from_imports):
-        imports.append(_wrapped(f"from {module} import ", from_imports[module]))
-    return imports, injected
+        imports.append(_wrapped(f"from {module} import ", sorted(set(from_imports[module]))))
+    return imports + derived, injected
 
 
 def _wrapped(prefix: str, names, width: int = 99) -> str:

@@ -84,8 +84,8 @@ class Cleanup(Transformation):
         elif not self._needed(stmt, live):
             return None
         live = set(live)
-        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
-            live.discard(stmt.targets[0].id)
+        if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
+            live -= syntax.names_in(stmt.targets[0])
         live |= syntax.loaded_names(stmt)
         if isinstance(stmt, (gast.AugAssign, gast.Assign)):
             target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
@@ -115,8 +115,10 @@ class Cleanup(Transformation):
     @staticmethod
     def _needed(stmt, live) -> bool:
         if isinstance(stmt, gast.Assign):
-            return bool(syntax.names_in(stmt.targets[0]) & live) if isinstance(stmt.targets[0], gast.Name) \
-                else _base_name(stmt.targets[0]) in live
+            target = stmt.targets[0]
+            if isinstance(target, (gast.Name, gast.Tuple)):
+                return bool(syntax.names_in(target) & live)
+            return _base_name(target) in live
         if isinstance(stmt, gast.AugAssign):
             return _base_name(stmt.target) in live
         if isinstance(stmt, gast.Pass):

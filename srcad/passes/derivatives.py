@@ -24,6 +24,7 @@ from ..operators import BINARY, UNARY
 from .. import syntax
 from ..syntax import annotation
 from ..templates import REVERSE, instantiate, lookup
+from .calls import is_user_call, reverse_statements
 
 _RULE_DECORATOR = {"reverse": "adjoint", "forward": "tangent"}
 
@@ -85,6 +86,8 @@ class Differentiator:
         value = stmt.value
         key = rule_key(value)
         template = lookup(key, self.mode) if key is not None else None
+        if template is None and is_user_call(value, self.mode) and self.mode == REVERSE:
+            return reverse_statements(self.unit, stmt, self.unit.facts["activity"], output)
         if template is None:
             raise self._missing(stmt, value)
         args, keywords = rule_operands(value)

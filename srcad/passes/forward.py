@@ -32,6 +32,7 @@ from ..templates import FORWARD
 from .activity import carries_derivative
 from .blocks import definitely_bound, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
+from .calls import forward_statement, is_user_call
 from .frame import Frame, is_fresh, split_return
 from .normalize import is_static
 from . import Transformation
@@ -77,6 +78,11 @@ class ForwardMode(Transformation):
         if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
             syntax.annotate(stmt, "primal", True)
         if isinstance(stmt, gast.Assign):
+            if self.activity.is_active(stmt.targets[0]) and is_user_call(stmt.value, FORWARD):
+                self.defined.add(stmt.targets[0].id)
+                self.zero.discard(stmt.targets[0].id)
+                self.owned.discard(stmt.targets[0].id)
+                return [forward_statement(self.unit, stmt, self.activity, self._tangent_of)]
             tangent = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
             return [stmt] + tangent
         if isinstance(stmt, gast.If):

@@ -47,7 +47,12 @@ class PropagateCopies(Transformation):
         protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
         protected |= {unit.namer.derivative(name) for name in unit.wrt}
         body = tree.body
-        counts = Counter(name for stmt in body for name in _written(stmt))
+        counts = Counter(name for stmt in syntax.iter_statements(body) for name in _written(stmt))
+        reads = Counter()
+        for stmt in body:
+            for node in gast.walk(stmt):
+                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                    reads[node.id] += 1
         changed = False
         index = 0
         while index < len(body):
@@ -59,6 +64,14 @@ class PropagateCopies(Transformation):
                     and isinstance(stmt.value, gast.Name) and not syntax.annotation(stmt, "primal")):
                 target, source = stmt.targets[0].id, stmt.value.id
                 later = body[index + 1:]
+                if (source not in protected and counts[source] == 1 and reads[source] == 1
+                        and counts[target] == 1 and index > 0 and source in _written(body[index - 1])
+                        and target not in syntax.names_in(body[index - 1])):
+                    # `t = e` then `dx = t`, t read nowhere else: name the value dx at once
+                    syntax.rename(body[index - 1], {source: target})
+                    del body[index]
+                    changed = True
+                    continue
                 if (target not in protected and counts[target] == 1
                         and not any(source in _written(s) for s in later)):
                     for following in later:

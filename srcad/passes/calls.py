@@ -1,0 +1,100 @@
+"""Calls to the user's own Python functions: differentiated by transforming the callee.
+
+Contract: ``is_user_call(value)`` says whether an A-normal-form operation is a
+call to a plain Python function that has no rule and is not declared
+non-differentiable.  ``callee_derivative(unit, stmt, mode, active)`` builds
+(and caches, per callee) the callee's derivative with respect to the active
+arguments, binds it in the generated module as ``d<callee>`` (the module
+creates it with ``srcad.api.derivative(...)``, so a cached file works in a new
+process) and returns that name.  In reverse mode the call's adjoint is
+``da, dw = dg(a, w, dy)``: the callee's own VJP, which recomputes its primal.
+In forward mode the call becomes ``y, dy = dg(a, w, da, dw)``.  A callee
+that is being transformed already (recursion) is a clear error.
+
+Example: with ``def g(a, w): return np.tanh(a * w)``, ``y = g(x, w)`` in f's
+reverse derivative gets the adjoint ``dx, dw = dg(x, w, dy)``.
+"""
+from __future__ import annotations
+
+import inspect
+from typing import List, Tuple
+
+import gast
+
+from ..errors import SrcadError, UnsupportedSyntaxError
+from .. import syntax
+from ..syntax import annotation
+from ..templates import is_nondifferentiable, lookup
+
+
+def is_user_call(value, mode: str) -> bool:
+    """A call to a plain Python function srcad must transform itself."""
+    if not isinstance(value, gast.Call):
+        return False
+    function = annotation(value.func, "ref")
+    return (inspect.isfunction(function) and lookup(function, mode) is None
+            and not is_nondifferentiable(function))
+
+
+def active_arguments(value, activity) -> Tuple[List[int], List[str]]:
+    """Positions and keyword names of the call's arguments that carry a derivative."""
+    positions = [i for i, arg in enumerate(value.args) if activity.is_active(arg)]
+    names = [kw.arg for kw in value.keywords if activity.is_active(kw.value)]
+    return positions, names
+
+
+def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
+    """Bind the callee's derivative; returns its name and the active argument atoms in order."""
+    from ..api import derivative   # the api builds derivatives; import late to avoid a cycle
+    value = stmt.value
+    function = annotation(value.func, "ref")
+    parameters = inspect.signature(function).parameters
+    positional = [p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if len(value.args) < len([p for p in positional if p.default is p.empty]) or \
+            (len(value.args) < len(positional) and mode == "forward"):
+        raise unit.error(value, UnsupportedSyntaxError,
+                         f"calling {function.__name__} without all its positional arguments",
+                         "pass every positional argument explicitly")
+    positions, names = active_arguments(value, activity)
+    wrt = tuple(positions) + tuple(names)
+    options = {"with_value": True} if mode == "forward" else {}
+    try:
+        callee = derivative(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
+        callee.source  # build now: errors surface here, recursion is detected
+    except SrcadError as exc:
+        raise unit.error(value, SrcadError, f"while differentiating the call to {function.__name__}: {exc}") \
+            from None
+    preferred = "d" + (value.func.id if isinstance(value.func, gast.Name) else function.__name__)
+    name = unit.bindings.bind(preferred, callee)
+    active = [value.args[i] for i in positions] + [kw.value for kw in value.keywords if kw.arg in names]
+    return name, active
+
+
+def reverse_statements(unit, stmt, activity, output) -> List:
+    """``da, dw = dg(a, w, d[y])`` then ``d[a] = da`` ...: rule-shaped statements for the call."""
+    name, active = callee_derivative(unit, stmt, "reverse", activity)
+    value = stmt.value
+    seed = gast.Subscript(value=syntax.name("d"), slice=syntax.clone(output), ctx=gast.Load())
+    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args] + [seed],
+                     keywords=[syntax.clone(kw) for kw in value.keywords])
+    temps = [unit.namer.fresh(f"{name}_{atom.id}") for atom in active]
+    target = syntax.store(temps[0]) if len(temps) == 1 else gast.Tuple(
+        elts=[syntax.store(t) for t in temps], ctx=gast.Store())
+    statements = [gast.Assign(targets=[target], value=call, type_comment=None)]
+    for temp, atom in zip(temps, active):
+        ref = gast.Subscript(value=syntax.name("d"), slice=syntax.clone(atom), ctx=gast.Store())
+        statements.append(gast.Assign(targets=[ref], value=syntax.name(temp), type_comment=None))
+    return statements
+
+
+def forward_statement(unit, stmt, activity, tangent_of) -> gast.Assign:
+    """``y, dy = dg(a, w, da, dw)``: the primal and its tangent in one call."""
+    name, active = callee_derivative(unit, stmt, "forward", activity)
+    value = stmt.value
+    target = stmt.targets[0].id
+    tangents = [tangent_of(atom) for atom in active]
+    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args] + tangents,
+                     keywords=[syntax.clone(kw) for kw in value.keywords])
+    pair = gast.Tuple(elts=[syntax.store(target), syntax.store(unit.namer.derivative(target))],
+                      ctx=gast.Store())
+    return gast.Assign(targets=[pair], value=call, type_comment=None)
