@@ -23,6 +23,7 @@ import gast
 from .. import syntax
 from ..syntax import annotation
 from ..templates import is_nondifferentiable
+from .blocks import is_append
 from .normalize import is_metadata
 from . import Analysis
 
@@ -66,10 +67,20 @@ def differentiable_operands(value):
     return syntax.loaded_names(value)
 
 
+class _Append:
+    """``xs.append(v)`` seen as ``xs = f(xs, v)`` by the analysis."""
+
+    def __init__(self, stmt):
+        self.targets = [syntax.name(stmt.value.func.value.id)]
+        self.value = stmt.value.args[0]
+
+
 def _assignments(body):
     for stmt in syntax.iter_statements(body):
         if isinstance(stmt, gast.Assign):
             yield stmt
+        elif is_append(stmt):
+            yield _Append(stmt)
 
 
 def _written(stmt):

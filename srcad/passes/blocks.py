@@ -6,6 +6,7 @@ Contract: pure functions over statement lists; nothing here changes a tree.
 - ``definitely_bound(block, before)``: what is surely bound after ``block``.
 - ``target_name(target)``: the variable an assignment target writes (``A`` for ``A[i] = v``).
 - ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
+- ``is_append(stmt)`` / ``list_names(stmts)``: list appends, and names holding lists.
 
 Example: ``definitely_bound([if c: y = 1 else: y = 2], {"c"})`` is ``{"c", "y"}``.
 """
@@ -80,3 +81,21 @@ def has_break(loop) -> bool:
                 return True
         return False
     return search(loop.body)
+
+
+def is_append(stmt) -> bool:
+    """``xs.append(v)`` as a statement (normalized)."""
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and bool(syntax.annotation(stmt.value, "append")))
+
+
+def list_names(stmts) -> Set[str]:
+    """Names that hold lists: assigned a list literal, or appended to."""
+    names = set()
+    for stmt in syntax.iter_statements(list(stmts)):
+        if is_append(stmt):
+            names.add(stmt.value.func.value.id)
+        elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
+                and isinstance(stmt.value, gast.List):
+            names.add(stmt.targets[0].id)
+    return names

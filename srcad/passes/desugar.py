@@ -6,6 +6,8 @@ Contract: after this pass
   ``zip`` and ``reversed``;
 - ``continue`` is gone and ``break`` only ends an ``if`` arm: the statements
   after an arm that leaves the iteration move into the other arm;
+- list comprehensions are append loops: ``ys = [f(x) for x in xs]`` becomes
+  ``items = []``, ``for x_2 in xs: items.append(f(x_2))``, ``ys = items``;
 - the function has one ``return``, its last statement: a ``return`` inside a
   loop becomes a flag and a ``break``, and one inside an ``if`` arm moves the
   rest of the block into the other arm; several returns assign one variable.
@@ -63,11 +65,36 @@ class Desugar(Transformation):
     def transform(self, unit):
         self.unit = unit
         self.result_name = None
-        body = self._loops(unit.tree.body)
+        body = self._loops(self._comprehensions(unit.tree.body))
         body = self._lower_loop_returns(body, top=True)
         body = self._restructure(body, (gast.Return,))
         unit.tree.body = self._single_return(body)
         return True
+
+    # list comprehensions ----------------------------------------------------
+    def _comprehensions(self, block) -> List:
+        """``[e for x in xs if c]`` becomes an append loop before its statement."""
+        result = []
+        for stmt in block:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    setattr(stmt, field, self._comprehensions(getattr(stmt, field)))
+            before = []
+            replacer = _ComprehensionLowering(self.unit, before)
+            if isinstance(stmt, gast.While):
+                if any(isinstance(n, gast.ListComp) for n in gast.walk(stmt.test)):
+                    raise self.unit.error(stmt, UnsupportedSyntaxError, "a comprehension in a while test",
+                                          "build the list before the loop")
+            elif isinstance(stmt, gast.For):
+                stmt.iter = replacer.visit(stmt.iter)
+            elif isinstance(stmt, gast.If):
+                stmt.test = replacer.visit(stmt.test)
+            else:
+                stmt = replacer.visit(stmt)
+            for new in before:
+                syntax.set_location(new, stmt.lineno)
+            result += before + [stmt]
+        return result
 
     # for loops -------------------------------------------------------------
     def _loops(self, block) -> List:
@@ -274,3 +301,34 @@ def _assign_item(target, sequence, index):
         if isinstance(node, gast.Name):
             node.ctx = gast.Store()
     return gast.Assign(targets=[target], value=item, type_comment=None)
+
+
+class _ComprehensionLowering(gast.NodeTransformer):
+    """Replace list comprehensions by a name, appending the loop that builds it to ``before``."""
+
+    def __init__(self, unit, before):
+        self.unit = unit
+        self.before = before
+
+    def visit_ListComp(self, node):
+        self.generic_visit(node)
+        result = self.unit.namer.fresh("items")
+        renames = {}
+        for generator in node.generators:
+            for target in gast.walk(generator.target):
+                if isinstance(target, gast.Name):
+                    renames[target.id] = self.unit.namer.fresh(target.id)
+        element = syntax.rename(syntax.clone(node.elt), renames)
+        innermost = [syntax.expr_stmt(syntax.call(syntax.dotted(f"{result}.append"), [element]))]
+        for generator in reversed(node.generators):
+            if generator.is_async:
+                raise self.unit.error(node, UnsupportedSyntaxError, "an async comprehension",
+                                      "use a plain loop")
+            for condition in reversed(generator.ifs):
+                innermost = [gast.If(test=syntax.rename(syntax.clone(condition), renames), body=innermost,
+                                     orelse=[])]
+            target = syntax.rename(syntax.clone(generator.target), renames)
+            iterator = syntax.rename(syntax.clone(generator.iter), renames)
+            innermost = [gast.For(target=target, iter=iterator, body=innermost, orelse=[], type_comment=None)]
+        self.before += [syntax.assign(result, gast.List(elts=[], ctx=gast.Load()))] + innermost
+        return syntax.name(result)

@@ -30,7 +30,7 @@ from ..errors import SrcadError
 from .. import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
-from .blocks import definitely_bound, is_store, target_name
+from .blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import forward_statement, is_user_call
 from .frame import Frame, is_fresh, split_return
@@ -85,6 +85,14 @@ class ForwardMode(Transformation):
                 return [forward_statement(self.unit, stmt, self.activity, self._tangent_of)]
             tangent = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
             return [stmt] + tangent
+        if is_append(stmt):
+            array = stmt.value.func.value.id
+            if not self.activity.is_active(syntax.name(array)):
+                return [stmt]
+            element = stmt.value.args[0]
+            tangent = self._read(element) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(element)])
+            appended = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.append"), [tangent])
+            return [stmt, syntax.expr_stmt(appended)]
         if isinstance(stmt, gast.If):
             return self._if(stmt, bound)
         if isinstance(stmt, (gast.For, gast.While)):

@@ -131,17 +131,32 @@ def is_fresh(value, objects=None) -> bool:
     return False
 
 
-def constant_index(index) -> bool:
-    """An index made of constants, slices, ``None`` and ``...``: never fancy indexing."""
+def constant_index(index, int_names=frozenset()) -> bool:
+    """An index that is never fancy: ints, slices, ``None``, ``...``, and ``int_names`` (loop indices)."""
     if isinstance(index, gast.Constant):
         return index.value is None or index.value is Ellipsis or isinstance(index.value, int)
+    if isinstance(index, gast.Name):
+        return index.id in int_names
     if isinstance(index, gast.Slice):
         return True
     if isinstance(index, gast.Tuple):
-        return all(constant_index(elt) for elt in index.elts)
-    if isinstance(index, gast.UnaryOp) and isinstance(index.operand, gast.Constant):
-        return isinstance(index.operand.value, int)
+        return all(constant_index(elt, int_names) for elt in index.elts)
+    if isinstance(index, gast.UnaryOp):
+        return constant_index(index.operand, int_names)
+    if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv,
+                                                               gast.Mod)):
+        return constant_index(index.left, int_names) and constant_index(index.right, int_names)
     return False
+
+
+def range_indices(body):
+    """Names that only ever hold ints: the targets of ``for ... in range(...)`` loops, never reassigned."""
+    targets = {s.target.id for s in syntax.iter_statements(body)
+               if isinstance(s, gast.For) and isinstance(s.target, gast.Name)
+               and isinstance(s.iter, gast.Call) and getattr(s.iter.func, "id", "") == "range"}
+    reassigned = {s.targets[0].id for s in syntax.iter_statements(body)
+                  if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
+    return frozenset(targets - reassigned)
 
 
 def split_return(unit, body):

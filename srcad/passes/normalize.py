@@ -290,6 +290,11 @@ class Normalize(Transformation):
         args = [self._atom(arg) for arg in node.args]
         keywords = [gast.keyword(arg=kw.arg, value=self._atom(kw.value)) for kw in node.keywords]
         func = node.func
+        if (isinstance(func, gast.Attribute) and func.attr == "append" and isinstance(func.value, gast.Name)
+                and annotation(func.value, "ref", None) is None and len(args) == 1 and not keywords):
+            appended = gast.Call(func=func, args=args, keywords=[])
+            annotate(appended, "append", True)
+            return appended
         if isinstance(func, gast.Attribute) and annotation(func, "ref", None) is None:
             method = METHODS.get(func.attr)
             if method is None:

@@ -43,9 +43,10 @@ import gast
 from .. import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative, differentiable_operands
-from .blocks import definitely_bound, has_break, is_store, target_name
+from ..containers import add_lists
+from .blocks import definitely_bound, has_break, is_append, is_store, list_names, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
-from .frame import Frame, constant_index, is_fresh, split_return
+from .frame import Frame, constant_index, is_fresh, range_indices, split_return
 from .normalize import is_static
 from . import Transformation
 
@@ -68,6 +69,8 @@ class ReverseMode(Transformation):
         self.locals_stack: List[List[str]] = []
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
+        self.lists = list_names(body)
+        self.int_names = range_indices(body)
         params = self.frame.parameters
         forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params), False)
         seed = self.frame.seed_name(returned)
@@ -190,7 +193,21 @@ class ReverseMode(Transformation):
             return self._if(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
             return self._loop(stmt)
+        if is_append(stmt):
+            return self._append(stmt)
         return []
+
+    def _append(self, stmt) -> List:
+        """``xs.append(v)``: ``v`` takes the last element of ``dxs``; ``xs`` gets its element back off."""
+        array = stmt.value.func.value.id
+        element = stmt.value.args[0]
+        code = []
+        if array in self.state and self.activity.is_active(syntax.name(array)):
+            popped = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.pop"))
+            self.aliased_from = {}
+            code = self._accumulate(element, popped) if self.activity.is_active(element) \
+                else [syntax.expr_stmt(popped)]
+        return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
 
     # one method per construct (mirrored in forward.py) -------------------------
     def _statement(self, stmt) -> List:
@@ -270,6 +287,8 @@ class ReverseMode(Transformation):
         outer = self.bound_before.get(id(stmt), set()) | set(self.state)
         names = set()
         for inner in syntax.iter_statements(block):
+            if is_append(inner):
+                names |= {inner.value.func.value.id} | syntax.loaded_names(inner.value.args[0])
             if isinstance(inner, gast.Assign):
                 names.add(target_name(inner.targets[0]))
                 if carries_derivative(inner.value):
@@ -335,6 +354,9 @@ class ReverseMode(Transformation):
         if name not in self.state:
             self.state[name] = self._ownership(name, value)
             return [syntax.assign(adjoint, value)]
+        if name in self.lists:   # list adjoints add element by element
+            helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
+            return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if self.state[name]:
             return [gast.AugAssign(target=syntax.store(adjoint), op=gast.Add(), value=value)]
         self.state[name] = True
@@ -372,7 +394,7 @@ class ReverseMode(Transformation):
             statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [atom])))
             self.state[name] = True
         statements += self._make_owned(name)
-        if constant_index(index) or not isinstance(index, gast.AST):
+        if constant_index(index, self.int_names) or not isinstance(index, gast.AST):
             target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:

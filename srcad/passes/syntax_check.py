@@ -31,7 +31,6 @@ _STATEMENT_HINTS = {
 }
 _EXPRESSION_HINTS = {
     gast.Lambda: "bind the lambda's body to a def at module level",
-    gast.ListComp: "build the array with NumPy operations instead of a comprehension",
     gast.SetComp: "build the array with NumPy operations instead of a comprehension",
     gast.DictComp: "build the array with NumPy operations instead of a comprehension",
     gast.GeneratorExp: "build the array with NumPy operations instead of a generator",
