@@ -67,7 +67,7 @@ def with_statement(x):
 
 
 def comprehension(x):
-    return np.sum(np.array([v * 2.0 for v in x]))
+    return np.sum(np.array(list({v * 2.0 for v in x})))
 
 
 def nested_def(x):
@@ -100,7 +100,7 @@ SYNTAX_CASES = [
     (delete, "del y"),
     (global_statement, "global G"),
     (with_statement, "with np"),
-    (comprehension, "[v * 2.0"),
+    (comprehension, "{v * 2.0"),
     (nested_def, "def inner"),
     (walrus, "y := x"),
     (generator, "yield x"),
