@@ -27,6 +27,7 @@ from .passes.activity import ActivityAnalysis
 from .passes.cleanup import Cleanup
 from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
+from .passes.inline import Inline
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -37,7 +38,7 @@ from .passes.versioning import Versioning
 from .source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Desugar, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, PropagateCopies, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -46,9 +47,9 @@ OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
 MAX_ROUNDS = 10
 
 PIPELINES: Dict[str, Tuple] = {
-    "reverse": ("syntax_check", "resolve", "desugar", "normalize", "versioning", "activity", "reverse",
+    "reverse": ("syntax_check", "resolve", "inline", "desugar", "normalize", "versioning", "activity", "reverse",
                 OPTIMIZE),
-    "forward": ("syntax_check", "resolve", "desugar", "normalize", "versioning", "activity", "forward",
+    "forward": ("syntax_check", "resolve", "inline", "desugar", "normalize", "versioning", "activity", "forward",
                 OPTIMIZE),
 }
 

@@ -70,9 +70,6 @@ def parse_function(func: Callable) -> ParsedFunction:
     name = getattr(func, "__qualname__", repr(func))
     if not inspect.isfunction(func):
         raise SourceUnavailableError(f"cannot read the source of {name!r}: it is not a Python function. {_NO_SOURCE_HINT}")
-    if func.__name__ == "<lambda>":
-        raise SourceUnavailableError(
-            f"cannot differentiate the lambda {name!r} on its own; bind its body to a def. {_NO_SOURCE_HINT}")
     filename = func.__code__.co_filename
     try:
         lines, first_line = inspect.getsourcelines(func)
@@ -89,10 +86,34 @@ def parse_function(func: Callable) -> ParsedFunction:
             f"the source of {name!r} in {filename} no longer parses ({exc.msg}); "
             f"was the file edited after it was imported? Reload it.") from None
     tree = module.body[0]
+    if func.__name__ == "<lambda>":
+        tree = _lambda_as_def(module, func, name)
     if not isinstance(tree, gast.FunctionDef):
         raise SourceUnavailableError(f"the source of {name!r} is not a def statement. {_NO_SOURCE_HINT}")
     tree.decorator_list = []
     return ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())
+
+
+def _lambda_as_def(module, func, name):
+    """The lambda ``func`` found in its source lines, as ``def <bound name>(...): return <body>``."""
+    code = func.__code__
+    params = list(code.co_varnames[:code.co_argcount])
+    bound_name, found = "lambda_", []
+    for node in gast.walk(module):
+        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda) \
+                and isinstance(node.targets[0], gast.Name):
+            node.value.bound_name = node.targets[0].id
+        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == params:
+            found.append(node)
+    if len(found) != 1:
+        raise SourceUnavailableError(
+            f"cannot tell which lambda on its line is {name!r}; bind it to a def instead. {_NO_SOURCE_HINT}")
+    lam = found[0]
+    body = [gast.Return(value=lam.body)]
+    gast.copy_location(body[0], lam)
+    tree = gast.FunctionDef(name=getattr(lam, "bound_name", bound_name), args=lam.args, body=body,
+                            decorator_list=[], returns=None, type_comment=None, type_params=[])
+    return gast.copy_location(tree, lam)
 
 
 def source_fingerprint(func: Callable) -> str:

@@ -20,8 +20,6 @@ _STATEMENT_HINTS = {
     gast.Global: "pass the value as an argument instead of writing a global",
     gast.Nonlocal: "pass the value as an argument instead of writing an enclosing variable",
     gast.ClassDef: "define the class outside the differentiated function",
-    gast.FunctionDef: "define the helper function at module level; calls to it need a rule "
-                      "(@srcad.adjoint) for now",
     gast.AsyncFunctionDef: "differentiate a plain (non-async) function",
     gast.AsyncFor: "differentiate a plain (non-async) function",
     gast.AsyncWith: "differentiate a plain (non-async) function",
@@ -30,7 +28,7 @@ _STATEMENT_HINTS = {
     gast.ImportFrom: "import at module level",
 }
 _EXPRESSION_HINTS = {
-    gast.Lambda: "bind the lambda's body to a def at module level",
+    gast.Lambda: "bind the lambda to a name first (`g = lambda v: ...`), then call g",
     gast.SetComp: "build the array with NumPy operations instead of a comprehension",
     gast.DictComp: "build the array with NumPy operations instead of a comprehension",
     gast.GeneratorExp: "build the array with NumPy operations instead of a generator",
@@ -70,9 +68,29 @@ class SyntaxCheck(Analysis):
                              f"`*{(args.vararg or args.kwarg).id}` parameters are not supported",
                              "name each parameter explicitly")
         for stmt in unit.tree.body:
-            for node in gast.walk(stmt):
+            for node in _walk_outside_local_defs(stmt):
                 hint = _STATEMENT_HINTS.get(type(node)) or _EXPRESSION_HINTS.get(type(node))
                 if hint is not None:
                     raise unit.error(node, UnsupportedSyntaxError,
                                      f"{_NAMES[type(node)]} is not supported", hint)
         return True
+
+
+def _walk_outside_local_defs(stmt):
+    """Every node below ``stmt``, except the defining parts of local functions (checked inside only)."""
+    if isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
+        yield from gast.walk(stmt.value.body)
+        return
+    if isinstance(stmt, gast.FunctionDef):
+        for inner in stmt.body:
+            yield from _walk_outside_local_defs(inner)
+        return
+    if isinstance(stmt, (gast.If, gast.For, gast.While)):
+        yield stmt
+        for part in (getattr(stmt, "test", None), getattr(stmt, "iter", None), getattr(stmt, "target", None)):
+            if part is not None:
+                yield from gast.walk(part)
+        for inner in stmt.body + stmt.orelse:
+            yield from _walk_outside_local_defs(inner)
+        return
+    yield from gast.walk(stmt)

@@ -1,0 +1,185 @@
+"""Transformation: inline functions defined inside the differentiated function.
+
+Contract: a ``def g(...)`` statement, or ``g = lambda ...:``, inside f's body
+is removed, and each later call ``g(a, b)`` is replaced by g's body with its
+parameters bound to the arguments, its own local names made fresh, and its
+result in a new variable.  g may read f's variables (a closure), which then
+carry derivatives exactly as if the code had been written inline.  Calls may
+stand in assignments, expression statements, returns and ``if`` tests.
+Using g other than by calling it, passing keyword arguments g does not
+declare, recursion, and a call in a ``while`` test are errors with a
+suggestion.
+
+Example: ``sq = lambda v: v * v`` then ``y = sq(x) + 1`` becomes
+``v = x``, ``sq_result = v * v``, ``y = sq_result + 1``.
+"""
+from __future__ import annotations
+
+from typing import Dict, List
+
+import gast
+
+from ..errors import UnsupportedSyntaxError
+from .. import syntax
+from . import Transformation
+
+
+class Inline(Transformation):
+    """Replace calls to local functions by their bodies."""
+
+    name = "inline"
+
+    def transform(self, unit):
+        self.unit = unit
+        self.local_functions: Dict[str, gast.FunctionDef] = {}
+        self.changed = False
+        unit.tree.body = self._block(unit.tree.body)
+        return self.changed
+
+    def _block(self, block) -> List:
+        result = []
+        for stmt in block:
+            definition = self._definition(stmt)
+            if definition is not None:
+                self.local_functions[definition.name] = definition
+                self.changed = True
+                continue
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    setattr(stmt, field, self._block(getattr(stmt, field)))
+            if not self.local_functions:
+                result.append(stmt)
+                continue
+            before: List = []
+            expander = _CallExpander(self, before, stmt)
+            if isinstance(stmt, gast.While):
+                self._refuse_in(stmt.test, stmt)
+            elif isinstance(stmt, gast.For):
+                stmt.iter = expander.visit(stmt.iter)
+            elif isinstance(stmt, gast.If):
+                stmt.test = expander.visit(stmt.test)
+            else:
+                stmt = expander.visit(stmt)
+            for new in before:
+                syntax.set_location(new, stmt.lineno)
+            result += before + [stmt]
+        return result
+
+    def _definition(self, stmt):
+        if isinstance(stmt, gast.FunctionDef):
+            if stmt.decorator_list or stmt.args.vararg or stmt.args.kwarg:
+                raise self.unit.error(stmt, UnsupportedSyntaxError, "a decorated or *args nested def",
+                                      "define it at module level")
+            return stmt
+        if (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda)
+                and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
+            lam = stmt.value
+            body = [syntax.set_location(gast.Return(value=lam.body), stmt.lineno)]
+            return gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=body, decorator_list=[],
+                                    returns=None, type_comment=None, type_params=[])
+        return None
+
+    def _refuse_in(self, node, stmt):
+        for sub in gast.walk(node):
+            if isinstance(sub, gast.Call) and isinstance(sub.func, gast.Name) \
+                    and sub.func.id in self.local_functions:
+                raise self.unit.error(sub, UnsupportedSyntaxError, "a call to a local function in a while test",
+                                      "compute the condition in a variable before the loop and at its end")
+
+    def expand(self, call, before, depth=0) -> gast.Name:
+        """Statements computing ``call`` (appended to ``before``); the name holding its result."""
+        definition = self.local_functions[call.func.id]
+        if depth > 20:
+            raise self.unit.error(call, UnsupportedSyntaxError, f"the recursive local function {definition.name}",
+                                  "write the recursion as a loop")
+        params = [arg.id for arg in definition.args.args]
+        defaults = definition.args.defaults
+        bound = dict(zip(params, call.args))
+        for keyword in call.keywords:
+            if keyword.arg not in params:
+                raise self.unit.error(call, UnsupportedSyntaxError,
+                                      f"the keyword {keyword.arg!r} in a call to {definition.name}",
+                                      "pass the parameters it declares")
+            bound[keyword.arg] = keyword.value
+        for param, default in zip(params[len(params) - len(defaults):], defaults):
+            bound.setdefault(param, default)
+        missing = [p for p in params if p not in bound]
+        if missing:
+            raise self.unit.error(call, UnsupportedSyntaxError, f"a call to {definition.name} without {missing}",
+                                  "pass every parameter")
+        local_names = {n for n in syntax.stored_names(gast.Module(body=definition.body, type_ignores=[]))}
+        renames = {name: self.unit.namer.fresh(name) for name in sorted(set(params) | local_names)}
+        result = self.unit.namer.fresh(f"{definition.name}_result")
+        for param in params:
+            value = _CallExpander(self, before, None, depth + 1).visit(syntax.clone(bound[param]))
+            before.append(syntax.assign(renames[param], value))
+        body = [syntax.rename(syntax.clone(s), renames) for s in definition.body]
+        self.depth = getattr(self, "depth", 0) + 1
+        if self.depth > 20:
+            raise self.unit.error(call, UnsupportedSyntaxError, f"the recursive local function {definition.name}",
+                                  "write the recursion as a loop")
+        before += self._block(_returns_to_result(self.unit, body, result, definition))   # nested local calls
+        self.depth -= 1
+        return syntax.name(result)
+
+
+class _CallExpander(gast.NodeTransformer):
+    def __init__(self, inliner, before, stmt, depth=0):
+        self.inliner, self.before, self.depth = inliner, before, depth
+
+    def visit_Call(self, node):
+        if isinstance(node.func, gast.Name) and node.func.id in self.inliner.local_functions:
+            node.args = [self.visit(arg) for arg in node.args]
+            for keyword in node.keywords:
+                keyword.value = self.visit(keyword.value)
+            self.inliner.changed = True
+            return self.inliner.expand(node, self.before, self.depth)
+        return self.generic_visit(node)
+
+    def visit_Name(self, node):
+        if node.id in self.inliner.local_functions and isinstance(node.ctx, gast.Load):
+            raise self.inliner.unit.error(node, UnsupportedSyntaxError,
+                                          f"using the local function {node.id} other than by calling it",
+                                          "call it directly, or define it at module level")
+        return node
+
+
+def _returns_to_result(unit, body, result, definition) -> List:
+    """The body with every ``return e`` turned into ``result = e``; only tail returns are allowed."""
+    def lower(block) -> List:
+        out = []
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, gast.Return):
+                value = stmt.value if stmt.value is not None else syntax.constant(None)
+                out.append(syntax.set_location(syntax.assign(result, value), stmt.lineno))
+                return out
+            if isinstance(stmt, gast.If):
+                rest = block[index + 1:]
+                body_returns, else_returns = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
+                if (body_returns or else_returns) and rest:
+                    if body_returns and not else_returns:
+                        stmt.orelse = stmt.orelse + rest
+                    elif else_returns and not body_returns:
+                        stmt.body = stmt.body + rest
+                    rest = []
+                stmt.body, stmt.orelse = lower(stmt.body), lower(stmt.orelse)
+                out.append(stmt)
+                if not rest and (body_returns or else_returns):
+                    return out
+                continue
+            if isinstance(stmt, (gast.For, gast.While)) and any(
+                    isinstance(s, gast.Return) for s in syntax.iter_statements(stmt.body)):
+                raise unit.error(stmt, UnsupportedSyntaxError, f"a return inside a loop of the local function "
+                                 f"{definition.name}", "define the function at module level")
+            out.append(stmt)
+        return out
+    return lower(body)
+
+
+def _ends_in_return(block) -> bool:
+    if not block:
+        return False
+    last = block[-1]
+    if isinstance(last, gast.Return):
+        return True
+    return isinstance(last, gast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
