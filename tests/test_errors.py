@@ -45,8 +45,7 @@ def try_statement(x):
 
 
 def inner_lambda(x):
-    g = lambda v: v * 2.0  # noqa: E731
-    return g(x)
+    return (lambda v: v * 2.0)(x)
 
 
 def delete(x):
@@ -71,8 +70,8 @@ def comprehension(x):
 
 
 def nested_def(x):
-    def inner(v):
-        return v * 2.0
+    def inner(*v):
+        return v[0] * 2.0
     return inner(x)
 
 
@@ -171,7 +170,7 @@ def test_unsupported_syntax_is_raised_at_call_time_too(mode):
 
 
 def _lambda_function():
-    return lambda x: x * 2.0
+    return eval("lambda x: x * 2.0")  # a lambda with no source file
 
 
 def _exec_without_linecache():
