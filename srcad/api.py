@@ -3,7 +3,10 @@
 Contract:
 - ``grad(f, wrt=0)`` returns a function taking f's arguments and returning the
   gradient with respect to each ``wrt`` entry (one value for a single int or
-  name, a tuple for a tuple).  f must return a scalar.
+  name, a tuple for a tuple).  f must return a scalar.  A ``wrt`` name may
+  also be a global or closure variable f reads: its value is used as it is
+  when the derivative is called, and its gradient is returned like a
+  parameter's (otherwise such variables are constants).
 - ``autodiff(f, wrt=0, mode='reverse')`` returns the vector-Jacobian product
   ``df(*args, seed)``; ``mode='forward'`` returns the Jacobian-vector product
   ``df(*args, *tangents)``.
@@ -66,13 +69,22 @@ def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
                                f"parameter(s), so use 0..{len(positional) - 1} or a name")
             name = positional[entry]
         else:
-            if entry not in positional + keyword:
-                raise WrtError(f"wrt={entry!r} is not a parameter of {label}")
+            if entry not in positional + keyword and not _reads_from_outside(func, entry):
+                raise WrtError(f"wrt={entry!r} is neither a parameter of {label} nor a global or closure "
+                               f"variable it reads")
             name = entry
         if name in names:
             raise WrtError(f"wrt names {name!r} twice")
         names.append(name)
     return tuple(names), as_tuple
+
+
+def _reads_from_outside(func: Callable, name: str) -> bool:
+    """Whether ``func`` reads ``name`` as a global or closure variable (never assigning it)."""
+    code = getattr(unwrap(func), "__code__", None)
+    if code is None or name in code.co_varnames:
+        return False
+    return name in code.co_freevars or (name in code.co_names and name in unwrap(func).__globals__)
 
 
 class Derivative:

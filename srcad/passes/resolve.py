@@ -54,6 +54,10 @@ class Resolve(Analysis):
         closure, module_globals = outer_scope(unit.parsed.func)
         for node in gast.walk(tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in local_names:
+                if node.id in unit.wrt:   # a global or closure variable differentiated like a parameter
+                    value = closure.get(node.id, module_globals.get(node.id))
+                    unit.bindings.adopt(node.id, value)
+                    continue
                 value = closure.get(node.id, _MISSING)
                 if value is _MISSING:
                     value = module_globals.get(node.id, _MISSING)
