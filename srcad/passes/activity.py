@@ -21,6 +21,7 @@ from typing import FrozenSet
 import gast
 
 from .. import syntax
+from ..errors import UnsupportedSyntaxError
 from ..syntax import annotation
 from ..templates import is_nondifferentiable
 from .blocks import is_append
@@ -44,7 +45,7 @@ class Activity:
 
 def carries_derivative(value) -> bool:
     """Whether an operation's result can depend differentiably on its operands."""
-    if is_metadata(value) or isinstance(value, gast.Compare):
+    if is_metadata(value) or isinstance(value, gast.Compare) or isinstance(value, gast.Attribute):
         return False
     if isinstance(value, gast.UnaryOp) and isinstance(value.op, (gast.Not, gast.Invert)):
         return False
@@ -108,6 +109,13 @@ class ActivityAnalysis(Analysis):
                         if target not in varied:
                             varied.add(target)
                             changed = True
+        for stmt in _assignments(body):   # `obj.attr` of a differentiated object would lose its derivative
+            value = stmt.value
+            if isinstance(value, gast.Attribute) and not is_metadata(value) \
+                    and syntax.loaded_names(value) & varied:
+                raise unit.error(value, UnsupportedSyntaxError,
+                                 f"reading `.{value.attr}` of a value that is being differentiated",
+                                 "pass the attribute's value as its own argument and differentiate that")
         useful = set()
         for stmt in syntax.iter_statements(body):
             if isinstance(stmt, gast.Return):

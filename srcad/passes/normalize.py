@@ -250,8 +250,8 @@ class Normalize(Transformation):
         if isinstance(node, gast.Attribute):
             if node.attr == "T":
                 return self._numpy_call("transpose", [self._atom(node.value)], [])
-            raise self.unit.error(node, UnsupportedSyntaxError, f"reading attribute `.{node.attr}`",
-                                  "pass the value as an argument")
+            # an attribute of an object (self.w): a constant, unless the object is differentiated
+            return gast.Attribute(value=self._atom(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Call):
             return self._call(node)
         raise self.unit.error(node, UnsupportedSyntaxError, f"the expression `{type(node).__name__}`",
