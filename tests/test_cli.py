@@ -201,7 +201,7 @@ def test_srcad_error_prints_located_message_without_traceback(workdir, tmp_path)
 def test_bad_wrt_is_a_srcad_error(workdir, tmp_path):
     result = run_cli("show", "model.py:energy", "--wrt", "z", cwd=workdir, cache=tmp_path / "cache")
     assert result.returncode == 1
-    assert "'z' is not a parameter of energy(x, y)" in result.stderr
+    assert "'z' is neither a parameter of energy(x, y)" in result.stderr
     assert "Traceback" not in result.stderr
 
 

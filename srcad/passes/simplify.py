@@ -19,6 +19,7 @@ import gast
 
 from .. import runtime, syntax
 from ..syntax import annotation
+from .frame import PAIR, is_fresh
 from .shapes import ShapeTable, callee_object
 from . import Transformation
 
@@ -82,32 +83,56 @@ class Simplify(Transformation):
     def transform(self, unit):
         tree = unit.tree
         parameters = [arg.id for arg in tree.args.args + tree.args.kwonlyargs]
-        shapes = ShapeTable(parameters, unit.bindings.objects, unit.namer.derivatives())
-        rewrite = _Rewrite(shapes)
+        derivative_of = unit.namer.derivatives()
         mutated = _mutated_in_place(tree.body)
+        # definitions per name: parameters count once; a tape pop restores a value, it defines none
         counts = Counter(stmt.targets[0].id for stmt in syntax.iter_statements(tree.body)
-                         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name))
-        self._block(tree.body, rewrite, shapes, mutated, counts)
+                         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                         and annotation(stmt, PAIR) is None)
+        counts.update(parameters)
+        # A reassigned name (a loop-carried value) is assumed to keep its shape; the assumption is
+        # dropped for any name one of whose assignments does not provably keep it, until none fails.
+        steady = {n for n, c in counts.items() if c > 1 and n not in derivative_of}
+        while True:
+            shapes = ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of)
+            broken = self._block(tree.body, None, shapes, mutated, counts, steady)
+            if not broken:
+                break
+            steady -= broken
+        rewrite = _Rewrite(ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of))
+        self._block(tree.body, rewrite, rewrite.shapes, mutated, counts, steady)
         return rewrite.changed
 
-    def _block(self, block, rewrite, shapes, mutated, counts):
+    def _block(self, block, rewrite, shapes, mutated, counts, steady):
+        """Walk ``block`` recording shapes (rewriting when ``rewrite`` is given); names whose shape broke."""
+        broken = set()
         for stmt in block:
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 target = stmt.targets[0].id
-                if target in mutated and not annotation(stmt, "primal"):
+                if rewrite is None:
+                    pass
+                elif target in mutated and not annotation(stmt, "primal"):
                     # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
-                    stmt.value = rewrite.generic_visit(stmt.value)
+                    inner = rewrite.generic_visit(syntax.clone(stmt.value))
+                    whole = rewrite.visit(syntax.clone(inner))
+                    stmt.value = whole if is_fresh(whole, shapes.objects) or not is_fresh(inner, shapes.objects) \
+                        else inner
                 else:
                     rewrite.visit(stmt)
-                if counts[target] == 1:   # a name assigned once: its shape relation holds
+                if annotation(stmt, PAIR) is not None:
+                    pass                  # a tape pop restores an earlier value of the same name
+                elif counts[target] == 1:   # a name assigned once: its shape relation holds
                     shapes.record(target, stmt.value)
+                elif target in steady and shapes.of(stmt.value) != target:
+                    broken.add(target)
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):
-                if not isinstance(stmt, gast.For):
+                if rewrite is not None and not isinstance(stmt, gast.For):
                     stmt.test = rewrite.visit(stmt.test)
-                self._block(stmt.body, rewrite, shapes, mutated, counts)
-                self._block(stmt.orelse, rewrite, shapes, mutated, counts)
-            else:
+                broken |= self._block(stmt.body, rewrite, shapes, mutated, counts, steady)
+                broken |= self._block(stmt.orelse, rewrite, shapes, mutated, counts, steady)
+            elif rewrite is not None:
                 rewrite.visit(stmt)
+        return broken
 
 
 def _mutated_in_place(body):
