@@ -20,11 +20,32 @@ from typing import List, Set, Tuple
 import gast
 
 from .. import syntax
+from ..operators import METADATA_ATTRIBUTES
 from .frame import PAIR
 from . import Transformation
 
 # Helpers that change their first argument in place instead of returning a value.
 _MUTATORS = frozenset({"add_at"})
+
+
+def _reads(node) -> Set[str]:
+    """Names ``node`` reads; a name read only for its metadata (``A.shape``) counts as ``meta:A``.
+
+    Restoring elements of ``A`` from the tape matters only to reads of ``A``'s contents.
+    """
+    metadata_bases = set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Attribute) and sub.attr in METADATA_ATTRIBUTES and isinstance(sub.value, gast.Name):
+            metadata_bases.add(id(sub.value))
+    names = set()
+    for sub in gast.walk(node):
+        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
+            names.add(f"meta:{sub.id}" if id(sub) in metadata_bases else sub.id)
+    return names
+
+
+def _is_live(name, live) -> bool:
+    return name in live or f"meta:{name}" in live
 
 
 def _base_name(target) -> str:
@@ -71,11 +92,14 @@ class Cleanup(Transformation):
             if not _has_code(body) and not _has_code(orelse):
                 return None
             stmt.body, stmt.orelse = body or [gast.Pass()], orelse if _has_code(orelse) else []
-            return stmt, live_body | live_else | syntax.loaded_names(stmt.test)
+            return stmt, live_body | live_else | _reads(stmt.test)
         if isinstance(stmt, (gast.For, gast.While)):
             return self._loop(stmt, live)
         if pair is not None and isinstance(stmt, gast.Assign):   # a pop
-            if _base_name(stmt.targets[0]) not in live or pair in self.dead_pairs:
+            target = stmt.targets[0]
+            restored = _base_name(target)
+            dead = restored not in live if isinstance(target, gast.Subscript) else not _is_live(restored, live)
+            if dead or pair in self.dead_pairs:
                 self.dead_pairs.add(pair)
                 return None
         elif pair is not None:   # a push
@@ -85,8 +109,9 @@ class Cleanup(Transformation):
             return None
         live = set(live)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
-            live -= syntax.names_in(stmt.targets[0])
-        live |= syntax.loaded_names(stmt)
+            written = syntax.names_in(stmt.targets[0])
+            live -= written | {f"meta:{name}" for name in written}
+        live |= _reads(stmt)
         if isinstance(stmt, (gast.AugAssign, gast.Assign)):
             target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
             if isinstance(target, gast.Subscript) or isinstance(stmt, gast.AugAssign):
@@ -94,7 +119,7 @@ class Cleanup(Transformation):
         return stmt, live
 
     def _loop(self, loop, live_after):
-        header = syntax.loaded_names(loop.test) if isinstance(loop, gast.While) else syntax.loaded_names(loop.iter)
+        header = _reads(loop.test) if isinstance(loop, gast.While) else _reads(loop.iter)
         if isinstance(loop, gast.While):   # the test runs again after every iteration
             live_after = live_after | header
         live_in = set(live_after)
@@ -117,16 +142,16 @@ class Cleanup(Transformation):
         if isinstance(stmt, gast.Assign):
             target = stmt.targets[0]
             if isinstance(target, (gast.Name, gast.Tuple)):
-                return bool(syntax.names_in(target) & live)
+                return any(_is_live(name, live) for name in syntax.names_in(target))
             return _base_name(target) in live
         if isinstance(stmt, gast.AugAssign):
-            return _base_name(stmt.target) in live
+            return _is_live(_base_name(stmt.target), live)
         if isinstance(stmt, gast.Pass):
             return False
         if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
             func = stmt.value.func
             if isinstance(func, gast.Name) and func.id in _MUTATORS:
-                return bool(syntax.loaded_names(stmt.value.args[0]) & live)
+                return any(name in live for name in syntax.loaded_names(stmt.value.args[0]))
         return True
 
 

@@ -21,6 +21,7 @@ import gast
 import numpy as np
 
 from .. import runtime
+from .frame import constant_index
 
 SCALAR = "()"
 _REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std)
@@ -40,7 +41,8 @@ def callee_object(func, objects: Dict):
 class ShapeTable:
     """Shape tokens of names, filled in statement order."""
 
-    def __init__(self, parameters, objects: Dict, derivative_of: Dict[str, str]):
+    def __init__(self, parameters, objects: Dict, derivative_of: Dict[str, str], int_names=None):
+        self.int_names = int_names
         # A parameter that is a derivative (a seed or a tangent) takes its variable's token lazily.
         self.tokens: Dict[str, Optional[str]] = {p: p for p in parameters if p not in derivative_of}
         self.objects = objects
@@ -72,6 +74,12 @@ class ShapeTable:
             return _combine(self.of(node.left), self.of(node.right))
         if isinstance(node, gast.Call):
             return self._call(node)
+        if isinstance(node, gast.Subscript) and self.int_names is not None:
+            base = self.of(node.value)
+            parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+            if base is not None and all(constant_index(p, self.int_names) and not isinstance(p, gast.Slice)
+                                        and not _is_none(p) for p in parts):
+                return f"{base}[{len(parts)}]"   # same array, same count of integer indices: same shape
         return None
 
     def _call(self, node) -> Optional[str]:
@@ -90,11 +98,15 @@ class ShapeTable:
             return SCALAR
         if any(function is f for f in _SAME_AS_SECOND) and len(args) >= 2:
             return self.of(args[1])
-        if function is runtime.zeros_like:
+        if function is runtime.zeros_like or function is runtime.copied or function is np.copy:
             return self.of(args[0])
         if function is runtime.maximum_share and len(args) == 2:
             return _combine(self.of(args[0]), self.of(args[1]))
         return None
+
+
+def _is_none(node) -> bool:
+    return isinstance(node, gast.Constant) and (node.value is None or node.value is Ellipsis)
 
 
 def _combine(left: Optional[str], right: Optional[str]) -> Optional[str]:

@@ -19,7 +19,7 @@ import gast
 
 from .. import runtime, syntax
 from ..syntax import annotation
-from .frame import PAIR, is_fresh
+from .frame import PAIR, is_fresh, range_indices
 from .shapes import ShapeTable, callee_object
 from . import Transformation
 
@@ -93,13 +93,15 @@ class Simplify(Transformation):
         # A reassigned name (a loop-carried value) is assumed to keep its shape; the assumption is
         # dropped for any name one of whose assignments does not provably keep it, until none fails.
         steady = {n for n, c in counts.items() if c > 1 and n not in derivative_of}
+        int_names = range_indices(tree.body)
         while True:
-            shapes = ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of)
+            shapes = ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of, int_names)
             broken = self._block(tree.body, None, shapes, mutated, counts, steady)
             if not broken:
                 break
             steady -= broken
-        rewrite = _Rewrite(ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of))
+        rewrite = _Rewrite(ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of,
+                                      int_names))
         self._block(tree.body, rewrite, rewrite.shapes, mutated, counts, steady)
         return rewrite.changed
 
