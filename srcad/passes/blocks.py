@@ -7,6 +7,8 @@ Contract: pure functions over statement lists; nothing here changes a tree.
 - ``target_name(target)``: the variable an assignment target writes (``A`` for ``A[i] = v``).
 - ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
 - ``is_append(stmt)`` / ``list_names(stmts)``: list appends, and names holding lists.
+- ``hoist_from_expressions``: rewrite a statement's own expressions, collecting the
+  statements the rewrite needs in front of it (shared by comprehension lowering and inlining).
 
 Example: ``definitely_bound([if c: y = 1 else: y = 2], {"c"})`` is ``{"c", "y"}``.
 """
@@ -99,3 +101,23 @@ def list_names(stmts) -> Set[str]:
                 and isinstance(stmt.value, gast.List):
             names.add(stmt.targets[0].id)
     return names
+
+
+def hoist_from_expressions(stmt, rewriter, before: List, on_while_test):
+    """Rewrite the expressions ``stmt`` evaluates itself with ``rewriter`` (a NodeTransformer that
+    appends the statements its results need to ``before``); returns the statement.
+
+    A ``while`` test runs on every iteration, so nothing can be hoisted out of it:
+    ``on_while_test(test)`` is called instead (to check it, or raise).
+    """
+    if isinstance(stmt, gast.While):
+        on_while_test(stmt.test)
+    elif isinstance(stmt, gast.For):
+        stmt.iter = rewriter.visit(stmt.iter)
+    elif isinstance(stmt, gast.If):
+        stmt.test = rewriter.visit(stmt.test)
+    else:
+        stmt = rewriter.visit(stmt)
+    for new in before:
+        syntax.set_location(new, stmt.lineno)
+    return stmt

@@ -28,6 +28,7 @@ import gast
 from ..errors import SrcadError, UnsupportedSyntaxError
 from .. import syntax
 from ..syntax import annotation
+from .blocks import hoist_from_expressions
 from . import Transformation
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
@@ -80,21 +81,16 @@ class Desugar(Transformation):
                 if isinstance(stmt, (gast.If, gast.For, gast.While)):
                     setattr(stmt, field, self._comprehensions(getattr(stmt, field)))
             before = []
-            replacer = _ComprehensionLowering(self.unit, before)
-            if isinstance(stmt, gast.While):
-                if any(isinstance(n, gast.ListComp) for n in gast.walk(stmt.test)):
-                    raise self.unit.error(stmt, UnsupportedSyntaxError, "a comprehension in a while test",
-                                          "build the list before the loop")
-            elif isinstance(stmt, gast.For):
-                stmt.iter = replacer.visit(stmt.iter)
-            elif isinstance(stmt, gast.If):
-                stmt.test = replacer.visit(stmt.test)
-            else:
-                stmt = replacer.visit(stmt)
-            for new in before:
-                syntax.set_location(new, stmt.lineno)
+            stmt = hoist_from_expressions(stmt, _ComprehensionLowering(self.unit, before), before,
+                                          lambda test: self._refuse_comprehension(test))
             result += before + [stmt]
         return result
+
+    def _refuse_comprehension(self, test):
+        for node in gast.walk(test):
+            if isinstance(node, gast.ListComp):
+                raise self.unit.error(node, UnsupportedSyntaxError, "a comprehension in a while test",
+                                      "build the list before the loop")
 
     # for loops -------------------------------------------------------------
     def _loops(self, block) -> List:

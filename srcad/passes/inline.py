@@ -21,6 +21,7 @@ import gast
 
 from ..errors import UnsupportedSyntaxError
 from .. import syntax
+from .blocks import hoist_from_expressions
 from . import Transformation
 
 
@@ -51,17 +52,8 @@ class Inline(Transformation):
                 result.append(stmt)
                 continue
             before: List = []
-            expander = _CallExpander(self, before, stmt)
-            if isinstance(stmt, gast.While):
-                self._refuse_in(stmt.test, stmt)
-            elif isinstance(stmt, gast.For):
-                stmt.iter = expander.visit(stmt.iter)
-            elif isinstance(stmt, gast.If):
-                stmt.test = expander.visit(stmt.test)
-            else:
-                stmt = expander.visit(stmt)
-            for new in before:
-                syntax.set_location(new, stmt.lineno)
+            stmt = hoist_from_expressions(stmt, _CallExpander(self, before, stmt), before,
+                                          lambda test: self._refuse_in(test, stmt))
             result += before + [stmt]
         return result
 
