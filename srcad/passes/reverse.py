@@ -264,7 +264,7 @@ class ReverseMode(Transformation):
 
     def _loop(self, loop) -> List:
         touched = self._touched(loop, loop.body)
-        pre = self._define(touched)
+        pre = self._define(touched) + self._own_before_loop(touched, loop.body)
         entry = dict(self.state)
         body = self._backward(loop.body) + self._reconcile(touched, entry, require_owned=True)
         self.state = entry
@@ -294,6 +294,22 @@ class ReverseMode(Transformation):
                 if carries_derivative(inner.value):
                     names |= differentiable_operands(inner.value)
         return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
+
+    def _own_before_loop(self, touched, body) -> List:
+        """Copy, once before the loop, adjoints the loop changes in place but does not own."""
+        changed_in_place = set()
+        for inner in syntax.iter_statements(body):
+            if is_store(inner):
+                changed_in_place.add(target_name(inner.targets[0]))
+            elif isinstance(inner, gast.Assign) and isinstance(inner.value, gast.Subscript):
+                changed_in_place |= syntax.loaded_names(inner.value.value)
+        code = []
+        for name in touched:
+            if name in changed_in_place and not self.state.get(name, True):
+                adjoint = self.unit.namer.derivative(name)
+                code.append(syntax.assign(adjoint, syntax.call(self.frame.helper("copied"), [syntax.name(adjoint)])))
+                self.state[name] = True
+        return code
 
     def _define(self, names) -> List:
         code = []
