@@ -32,7 +32,7 @@ import weakref
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import cache, loader
-from .errors import SrcadError, WrtError
+from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
 from .pipeline import build
 from .source import parse_function, unwrap
 from .templates import REGISTRY
@@ -100,8 +100,13 @@ class Derivative:
         if not inspect.isfunction(self.func):
             self.wrt, self.as_tuple = (), False
         else:
-            shown = func if self.bound_self is None else func
-            self.wrt, self.as_tuple = resolve_wrt(shown, wrt)
+            variadic = [p for p in inspect.signature(self.func).parameters.values()
+                        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if variadic:
+                parsed = parse_function(self.func)
+                raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
+                              "name each parameter explicitly", parsed.location(parsed.tree))
+            self.wrt, self.as_tuple = resolve_wrt(func, wrt)
         self.mode = mode
         self.requested_wrt = wrt
         self.options = dict(options, tuple_result=self.as_tuple)
@@ -115,6 +120,14 @@ class Derivative:
         if self._version != REGISTRY.version or self._watched and self._scope_changed():
             self._load()
         return self._compiled(*args, **kwargs)
+
+    @property
+    def parameters(self) -> Tuple[str, ...]:
+        """The generated function's parameter names (f's, then the seed or the tangents)."""
+        if self._compiled is None or self._version != REGISTRY.version:
+            self._load()
+        function = self._compiled
+        return tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
 
     @property
     def source(self) -> str:

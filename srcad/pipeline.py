@@ -24,6 +24,7 @@ from . import syntax
 from .emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
+from .passes.aliasing import Aliasing
 from .passes.cleanup import Cleanup
 from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
@@ -38,7 +39,7 @@ from .passes.versioning import Versioning
 from .source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, PropagateCopies, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -46,11 +47,11 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Norma
 OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
 MAX_ROUNDS = 10
 
+_FRONT = ("syntax_check", "resolve", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
+
 PIPELINES: Dict[str, Tuple] = {
-    "reverse": ("syntax_check", "resolve", "inline", "desugar", "normalize", "versioning", "activity", "reverse",
-                OPTIMIZE),
-    "forward": ("syntax_check", "resolve", "inline", "desugar", "normalize", "versioning", "activity", "forward",
-                OPTIMIZE),
+    "reverse": _FRONT + ("reverse", OPTIMIZE),
+    "forward": _FRONT + ("forward", OPTIMIZE),
 }
 
 

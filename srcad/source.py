@@ -86,6 +86,11 @@ def parse_function(func: Callable) -> ParsedFunction:
             f"the source of {name!r} in {filename} no longer parses ({exc.msg}); "
             f"was the file edited after it was imported? Reload it.") from None
     tree = module.body[0]
+    if isinstance(tree, gast.AsyncFunctionDef):
+        from .errors import UnsupportedSyntaxError, located
+        parsed = ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())
+        raise located(UnsupportedSyntaxError, "an async def is not supported", "differentiate a plain def",
+                      parsed.location(tree))
     if func.__name__ == "<lambda>":
         tree = _lambda_as_def(module, func, name)
     if not isinstance(tree, gast.FunctionDef):

@@ -7,7 +7,8 @@ non-differentiable.  ``callee_derivative(unit, stmt, mode, active)`` builds
 arguments, binds it in the generated module as ``d<callee>`` (the module
 creates it with ``srcad.api.derivative(...)``, so a cached file works in a new
 process) and returns that name.  In reverse mode the call's adjoint is
-``da, dw = dg(a, w, dy)``: the callee's own VJP, which recomputes its primal.
+``da, dw = dg(a, w, dout=dy)`` (the seed and tangents go by keyword, so defaulted
+parameters need not be passed): the callee's own VJP, which recomputes its primal.
 In forward mode the call becomes ``y, dy = dg(a, w, da, dw)``.  A callee
 that is being transformed already (recursion) is a clear error.
 
@@ -50,33 +51,28 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     function = annotation(value.func, "ref")
     parameters = inspect.signature(function).parameters
     positional = [p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    if len(value.args) < len([p for p in positional if p.default is p.empty]) or \
-            (len(value.args) < len(positional) and mode == "forward"):
-        raise unit.error(value, UnsupportedSyntaxError,
-                         f"calling {function.__name__} without all its positional arguments",
-                         "pass every positional argument explicitly")
     positions, names = active_arguments(value, activity)
     wrt = tuple(positions) + tuple(names)
     options = {"with_value": True} if mode == "forward" else {}
     try:
         callee = derivative(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
-        callee.source  # build now: errors surface here, recursion is detected
+        extra = callee.parameters[len(parameters):]   # build now: errors surface, recursion is detected
     except SrcadError as exc:
         raise unit.error(value, SrcadError, f"while differentiating the call to {function.__name__}: {exc}") \
             from None
     preferred = "d" + (value.func.id if isinstance(value.func, gast.Name) else function.__name__)
     name = unit.bindings.bind(preferred, callee)
     active = [value.args[i] for i in positions] + [kw.value for kw in value.keywords if kw.arg in names]
-    return name, active
+    return name, active, list(extra)
 
 
 def reverse_statements(unit, stmt, activity, output) -> List:
     """``da, dw = dg(a, w, d[y])`` then ``d[a] = da`` ...: rule-shaped statements for the call."""
-    name, active = callee_derivative(unit, stmt, "reverse", activity)
+    name, active, (seed_name,) = callee_derivative(unit, stmt, "reverse", activity)
     value = stmt.value
     seed = gast.Subscript(value=syntax.name("d"), slice=syntax.clone(output), ctx=gast.Load())
-    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args] + [seed],
-                     keywords=[syntax.clone(kw) for kw in value.keywords])
+    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args],
+                     keywords=[syntax.clone(kw) for kw in value.keywords] + [gast.keyword(arg=seed_name, value=seed)])
     temps = [unit.namer.fresh(f"{name}_{atom.id}") for atom in active]
     target = syntax.store(temps[0]) if len(temps) == 1 else gast.Tuple(
         elts=[syntax.store(t) for t in temps], ctx=gast.Store())
@@ -89,12 +85,12 @@ def reverse_statements(unit, stmt, activity, output) -> List:
 
 def forward_statement(unit, stmt, activity, tangent_of) -> gast.Assign:
     """``y, dy = dg(a, w, da, dw)``: the primal and its tangent in one call."""
-    name, active = callee_derivative(unit, stmt, "forward", activity)
+    name, active, tangent_names = callee_derivative(unit, stmt, "forward", activity)
     value = stmt.value
     target = stmt.targets[0].id
-    tangents = [tangent_of(atom) for atom in active]
-    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args] + tangents,
-                     keywords=[syntax.clone(kw) for kw in value.keywords])
+    tangents = [gast.keyword(arg=param, value=tangent_of(atom)) for param, atom in zip(tangent_names, active)]
+    call = gast.Call(func=syntax.name(name), args=[syntax.clone(a) for a in value.args],
+                     keywords=[syntax.clone(kw) for kw in value.keywords] + tangents)
     pair = gast.Tuple(elts=[syntax.store(target), syntax.store(unit.namer.derivative(target))],
                       ctx=gast.Store())
     return gast.Assign(targets=[pair], value=call, type_comment=None)

@@ -60,6 +60,10 @@ class Cleanup(Transformation):
     name = "cleanup"
 
     def transform(self, unit):
+        # arrays read through subscripts may have views alive: their element restores always matter
+        self.viewed = {s.value.value.id for s in syntax.iter_statements(unit.tree.body)
+                       if isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
+                       and isinstance(s.value.value, gast.Name)}
         self.dead_pairs: Set[int] = set()
         self.changed = False
         body, _ = self._block(unit.tree.body, set())
@@ -98,7 +102,10 @@ class Cleanup(Transformation):
         if pair is not None and isinstance(stmt, gast.Assign):   # a pop
             target = stmt.targets[0]
             restored = _base_name(target)
-            dead = restored not in live if isinstance(target, gast.Subscript) else not _is_live(restored, live)
+            if isinstance(target, gast.Subscript):
+                dead = restored not in live and restored not in self.viewed
+            else:
+                dead = not _is_live(restored, live)
             if dead or pair in self.dead_pairs:
                 self.dead_pairs.add(pair)
                 return None

@@ -139,7 +139,9 @@ class Desugar(Transformation):
                 index = self.unit.namer.fresh("index")
                 prologue += [_assign_item(t, s, index) for t, s in zip(target.elts, sequences)]
                 lengths = [_len(s) for s in sequences]
-                new_iter = _range(lengths[0] if len(lengths) == 1 else syntax.call(syntax.name("min"), lengths))
+                shortest = syntax.call(syntax.name("min"), lengths)
+                syntax.annotate(shortest.func, "ref", builtins.min)
+                new_iter = _range(lengths[0] if len(lengths) == 1 else shortest)
             else:
                 index = self.unit.namer.fresh(f"{_label(target)}_index")
                 prologue.append(_assign_item(target, sequences[0], index))
@@ -180,10 +182,8 @@ class Desugar(Transformation):
                 body_exits, else_exits = _always_exits(stmt.body), _always_exits(stmt.orelse)
                 stmt.body = self._restructure(stmt.body, kinds)
                 stmt.orelse = self._restructure(stmt.orelse, kinds)
-                if not (body_exits or else_exits):
-                    raise self.unit.error(stmt, UnsupportedSyntaxError,
-                                          "a break, continue or return that only some paths of this `if` reach",
-                                          "end the `if` arm itself with the break, continue or return")
+                if not (body_exits or else_exits):   # an exit deeper inside: leave through flags
+                    return result + self._flagged(stmt, rest, kinds)
                 if body_exits and not else_exits:
                     stmt.orelse = self._restructure(stmt.orelse + rest, kinds)
                 elif else_exits and not body_exits:
@@ -192,6 +192,53 @@ class Desugar(Transformation):
                 return result
             result.append(stmt)
         return result
+
+    def _flagged(self, stmt, rest, kinds) -> List:
+        """``if`` arms that exit on some paths only: exits set flags, then one tail exit acts on them."""
+        flags = {}
+        replaced = self._exits_to_flags([stmt], kinds, flags)
+        init = [syntax.set_location(syntax.assign(flag, syntax.constant(False)), stmt.lineno)
+                for flag in flags.values()]
+        tail = self._restructure(rest, kinds)
+        for kind in (gast.Continue, gast.Break, gast.Return):   # innermost arm first
+            if kind in flags:
+                exit_stmt = {gast.Break: gast.Break(), gast.Continue: gast.Continue(),
+                             gast.Return: gast.Return(value=syntax.name(self._result()))}[kind]
+                tail = [syntax.set_location(gast.If(test=syntax.name(flags[kind]), body=[exit_stmt],
+                                                    orelse=tail), stmt.lineno)]
+        return init + replaced + self._restructure(tail, kinds)
+
+    def _exits_to_flags(self, block, kinds, flags) -> List:
+        result = []
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, kinds):
+                kind = type(stmt)
+                if kind not in flags:
+                    flags[kind] = self.unit.namer.fresh({gast.Break: "leaving", gast.Continue: "skipping",
+                                                         gast.Return: "returning"}[kind])
+                if kind is gast.Return:
+                    value = stmt.value if stmt.value is not None else syntax.constant(None)
+                    result.append(syntax.set_location(syntax.assign(self._result(), value), stmt.lineno))
+                result.append(syntax.set_location(syntax.assign(flags[kind], syntax.constant(True)), stmt.lineno))
+                return result
+            if isinstance(stmt, gast.If) and _may_exit([stmt], kinds):
+                stmt.body = self._exits_to_flags(stmt.body, kinds, flags)
+                stmt.orelse = self._exits_to_flags(stmt.orelse, kinds, flags)
+                result.append(stmt)
+                rest = block[index + 1:]
+                if rest:   # what follows runs only if no flag was set
+                    still = gast.UnaryOp(op=gast.Not(), operand=_any_of([syntax.name(f) for f in flags.values()]))
+                    guard = gast.If(test=still, body=self._exits_to_flags(rest, kinds, flags), orelse=[])
+                    result.append(syntax.set_location(guard, stmt.lineno))
+                return result
+            result.append(stmt)
+        return result
+
+    def _result(self) -> str:
+        if self.result_name is None:
+            self.result_name = self.unit.namer.fresh("result")
+            self.flag_name = self.unit.namer.fresh("returned")
+        return self.result_name
 
     def _lower_loop_returns(self, block, top=False) -> List:
         """``return e`` inside loops becomes ``result = e; returned = True; break``."""
@@ -203,8 +250,14 @@ class Desugar(Transformation):
                     self.flag_name = self.unit.namer.fresh("returned")
                     result.append(syntax.set_location(syntax.assign(self.flag_name, syntax.constant(False)),
                                                       stmt.lineno))
+                endless = (isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)
+                           and stmt.test.value is True and not _may_exit(stmt.body, (gast.Break,)))
                 stmt.body = self._restructure(self._returns_to_breaks(stmt.body), (gast.Break, gast.Continue))
                 result.append(stmt)
+                if endless and top:   # `while True` left only by a return: it always returned
+                    result.append(syntax.set_location(gast.Return(value=syntax.name(self.result_name)),
+                                                      stmt.lineno))
+                    return result
                 exit_check = gast.If(test=syntax.name(self.flag_name), body=[
                     gast.Return(value=syntax.name(self.result_name)) if top else gast.Break()], orelse=[])
                 result.append(syntax.set_location(exit_check, stmt.lineno))
@@ -328,3 +381,9 @@ class _ComprehensionLowering(gast.NodeTransformer):
             innermost = [gast.For(target=target, iter=iterator, body=innermost, orelse=[], type_comment=None)]
         self.before += [syntax.assign(result, gast.List(elts=[], ctx=gast.Load()))] + innermost
         return syntax.name(result)
+
+
+def _any_of(names):
+    if len(names) == 1:
+        return names[0]
+    return gast.BoolOp(op=gast.Or(), values=names)

@@ -59,7 +59,7 @@ class ForwardMode(Transformation):
                                  syntax.call(self.frame.helper("copied"),
                                              [syntax.name(self.unit.namer.derivative(s.targets[0].id))]))
                    for s in copies if s.targets[0].id in unit.wrt]
-        new_body = copies + self._block(body, set(self.frame.parameters)) + [self._return(returned)]
+        new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt)) + [self._return(returned)]
         unit.tree = self.frame.forward_signature(tree, new_body)
         unit.facts["forward"] = {"tangents": [self.unit.namer.derivative(p) for p in unit.wrt]}
         return True
@@ -152,7 +152,7 @@ class ForwardMode(Transformation):
         if array in self.zero or not self._has_tangent(array):
             code.append(self._zeros(array))
             self.zero.discard(array)
-            self.owned.add(array)
+            self.defined.add(array)
         elif array not in self.owned:   # never write into an array the caller or another tangent holds
             adjoint = self.unit.namer.derivative(array)
             code.append(syntax.assign(adjoint, syntax.call(f"{self.frame.numpy}.copy", [syntax.name(adjoint)])))

@@ -51,19 +51,28 @@ class Frame:
         return self.unit.namer.fresh("dout")
 
     def reverse_signature(self, tree, seed, body, scalar):
+        """f's parameters, then the seed; keyword-only when f has defaults (it could bind to one)."""
         args = syntax.clone(tree.args)
-        args.args.append(syntax.name(seed, gast.Param()))
-        if scalar:
-            args.defaults = list(args.defaults) + [syntax.constant(1.0)]
-        elif args.defaults:
-            args.defaults = list(args.defaults) + [syntax.constant(None)]
+        seed_arg = syntax.name(seed, gast.Param())
+        default = syntax.constant(1.0) if scalar else None
+        if args.defaults or args.kwonlyargs:
+            args.kwonlyargs = list(args.kwonlyargs) + [seed_arg]
+            args.kw_defaults = list(args.kw_defaults) + [default]
+        else:
+            args.args.append(seed_arg)
+            if default is not None:
+                args.defaults = [default]
         return self._function(tree, args, body)
 
     def forward_signature(self, tree, body):
+        """f's parameters, then one tangent per wrt entry; keyword-only when f has defaults."""
         args = syntax.clone(tree.args)
-        args.defaults = []
-        for param in self.unit.wrt:
-            args.args.append(syntax.name(self.unit.namer.derivative(param), gast.Param()))
+        tangents = [syntax.name(self.unit.namer.derivative(param), gast.Param()) for param in self.unit.wrt]
+        if args.defaults or args.kwonlyargs:
+            args.kwonlyargs = list(args.kwonlyargs) + tangents
+            args.kw_defaults = list(args.kw_defaults) + [None] * len(tangents)
+        else:
+            args.args += tangents
         return self._function(tree, args, body)
 
     def _function(self, tree, args, body):

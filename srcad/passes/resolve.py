@@ -48,7 +48,8 @@ class Resolve(Analysis):
         tree = unit.tree
         params = [arg.id for arg in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs]
         local_names = set(params) | names_in(tree, gast.Store) | names_in(tree, gast.Param)
-        local_names |= {node.name for node in gast.walk(tree) if isinstance(node, gast.FunctionDef)}
+        local_names |= {node.name for node in gast.walk(tree) if isinstance(node, gast.FunctionDef)
+                        and node is not tree}   # nested defs are local; f's own name is not
         for identifier in sorted(names_in(tree)):
             unit.namer.reserve(identifier)
         closure, module_globals = outer_scope(unit.parsed.func)

@@ -66,13 +66,14 @@ class ReverseMode(Transformation):
         self.pops: Dict[int, List] = {}       # id(stmt or block) -> pop statements
         self.trips: Dict[int, str] = {}
         self.bound_before: Dict[int, set] = {}
-        self.locals_stack: List[List[str]] = []
+        self.locals_stack: List = []           # (primal block, names it binds first) from outermost in
+        self.checkpoint_pairs: Dict[int, List] = {}   # id(primal block) -> [(name, pair)]
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
         self.lists = list_names(body)
         self.int_names = range_indices(body)
         params = self.frame.parameters
-        forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params), False)
+        forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params) | set(unit.wrt), False)
         seed = self.frame.seed_name(returned)
         if isinstance(returned, gast.Name):
             self.state[returned.id] = False
@@ -91,7 +92,7 @@ class ReverseMode(Transformation):
     # forward sweep -----------------------------------------------------------
     def _forward(self, block, bound, in_loop) -> List:
         groups, bound, block_locals = [], set(bound), []
-        self.locals_stack.append(block_locals)
+        self.locals_stack.append((block, block_locals))
         for stmt in block:
             out = []
             groups.append((stmt.lineno, out))
@@ -122,17 +123,17 @@ class ReverseMode(Transformation):
                 self.bound_before[id(stmt)] = set(bound)
                 out += self._forward_loop(stmt, bound, in_loop, block_locals)
             elif isinstance(stmt, gast.Break):
-                for enclosing in reversed(self.locals_stack[self.loop_depth_start:]):
-                    out += self._checkpoint_pushes(enclosing)
+                for enclosing, names in reversed(self.locals_stack[self.loop_depth_start:]):
+                    out += self._checkpoint_pushes(enclosing, names)
                 out.append(stmt)
             else:
                 out.append(stmt)
         out = with_comments(self.unit, groups)
         if in_loop and not (block and isinstance(block[-1], gast.Break)):
-            out += self._checkpoint_pushes(block_locals)
+            out += self._checkpoint_pushes(block, block_locals)
         self.locals_stack.pop()
         self.pops[id(block)] = [self._pop(syntax.store(name), pair) for name, pair in
-                                reversed(self.checkpoint_pairs.get(id(block_locals), []))]
+                                reversed(self.checkpoint_pairs.get(id(block), []))]
         return out
 
     def _forward_loop(self, loop, bound, in_loop, block_locals) -> List:
@@ -155,17 +156,12 @@ class ReverseMode(Transformation):
             out.append(gast.While(test=loop.test, body=body, orelse=[]))
         return out
 
-    def _checkpoint_pushes(self, names) -> List:
-        pairs = self.checkpoint_pairs.setdefault(id(names), [])
+    def _checkpoint_pushes(self, block, names) -> List:
+        """Pushes of the names ``block`` bound first, one pair per name (shared by every exit)."""
+        pairs = self.checkpoint_pairs.setdefault(id(block), [])
         if len(pairs) < len(names):
             pairs += [(name, self.frame.new_pair()) for name in names[len(pairs):]]
         return [self.frame.push(self.tape, syntax.name(name), pair) for name, pair in pairs]
-
-    @property
-    def checkpoint_pairs(self):
-        if not hasattr(self, "_checkpoint_pairs"):
-            self._checkpoint_pairs = {}
-        return self._checkpoint_pairs
 
     def _push(self, stmt, value, restore_target):
         pair = self.frame.new_pair()
@@ -415,6 +411,16 @@ class ReverseMode(Transformation):
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:
             statements.append(syntax.expr_stmt(
-                syntax.call(self.frame.helper("add_at"), [syntax.name(adjoint), index, value])))
+                syntax.call(self.frame.helper("add_at"), [syntax.name(adjoint), _as_value(index), value])))
         return statements
 
+
+
+def _as_value(index):
+    """An index as an ordinary expression: ``a:b`` becomes ``slice(a, b)`` (for passing to add_at)."""
+    if isinstance(index, gast.Slice):
+        parts = [p if p is not None else syntax.constant(None) for p in (index.lower, index.upper, index.step)]
+        return syntax.call("slice", parts)
+    if isinstance(index, gast.Tuple):
+        return gast.Tuple(elts=[_as_value(elt) for elt in index.elts], ctx=gast.Load())
+    return index

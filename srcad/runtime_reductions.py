@@ -1,0 +1,201 @@
+"""Helpers that generated derivative code calls for reductions, cumulative operations and Python's builtins.
+
+Contract: like ``srcad.runtime``: small pure functions of NumPy values that
+generated code imports by name.  ``*_share``/``*_weights``/``*_others``
+helpers return, for each input element, the derivative of the reduction's
+result with respect to that element (shaped like the input); ``un*`` and
+``*_grad`` helpers turn an output gradient into the input's gradient;
+``*_tangent`` helpers are linear in the tangent they take.
+
+Example::
+
+    >>> import numpy as np
+    >>> extreme_share(np.array([1.0, 3.0, 3.0]), 3.0)
+    array([0. , 0.5, 0.5])
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .runtime import _float_like, unbroadcast, unreduce
+
+
+def extreme_share(x, result, axis=None, keepdims=False):
+    """Where a max/min reduction of ``x`` over ``axis`` is attained: ``1/k`` at each of ``k`` tied extremes, else 0.
+
+    Example: ``extreme_share(np.array([1.0, 3.0, 3.0]), 3.0)`` is ``[0., 0.5, 0.5]``.
+    """
+    hit = x == unreduce(result, x, axis=axis, keepdims=keepdims)
+    return _float_like(hit / np.sum(hit, axis=axis, keepdims=True), x)
+
+
+def ptp_share(x, axis=None):
+    """The derivative of ``np.ptp(x, axis)`` with respect to each element: max share minus min share.
+
+    Example: ``ptp_share(np.array([1.0, 5.0, 3.0]))`` is ``array([-1., 1., 0.])``.
+    """
+    highest = np.max(x, axis=axis, keepdims=True)
+    lowest = np.min(x, axis=axis, keepdims=True)
+    return extreme_share(x, highest, axis=axis, keepdims=True) - extreme_share(x, lowest, axis=axis, keepdims=True)
+
+
+def _axes(axis, ndim):
+    """``axis`` (None, an int or a tuple) as a tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+    return tuple(a % ndim for a in axes)
+
+
+def prod_others(x, axis=None):
+    """For each element, the product of the others it is reduced with by ``np.prod(x, axis)``.
+
+    That is the derivative of the product with respect to the element; it is
+    computed without dividing, so it is exact where ``x`` has zeros.
+    Example: ``prod_others(np.array([2.0, 0.0, 5.0]))`` is ``[0., 10., 0.]``.
+    """
+    x = np.asarray(x)
+    if x.ndim == 0:
+        return np.ones_like(x)
+    axes = _axes(axis, x.ndim)
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    moved = np.moveaxis(x, axes, last)
+    flat = moved.reshape(moved.shape[:x.ndim - len(axes)] + (-1,))
+    ones = np.ones_like(flat[..., :1])
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    return np.moveaxis((before * after).reshape(moved.shape), last, axes)
+
+
+def logsumexp_weights(a, result, b=None, axis=None, keepdims=False):
+    """The derivative of ``result = scipy.special.logsumexp(a, axis, b, keepdims)`` with respect to each ``a``.
+
+    That is ``b * exp(a - result)``; without ``b``, ``a <= result``, so it
+    never overflows.
+
+    Example: ``logsumexp_weights(np.array([0.0, 0.0]), np.log(2.0))`` is ``array([0.5, 0.5])``.
+    """
+    weights = np.exp(a - unreduce(result, a, axis=axis, keepdims=keepdims))
+    return weights if b is None else b * weights
+
+
+def nanmean_weights(x, axis=None):
+    """The weight of each element in ``np.nanmean(x, axis)``: ``1/count`` of the non-NaN elements, 0 at NaN.
+
+    Example: ``nanmean_weights(np.array([1.0, np.nan, 3.0]))`` is ``array([0.5, 0. , 0.5])``.
+    """
+    present = ~np.isnan(x)
+    return _float_like(present / np.sum(present, axis=axis, keepdims=True), x)
+
+
+def uncumsum(grad, like, axis=None):
+    """The gradient of ``np.cumsum(like, axis)``: the sum of ``grad`` from each position to the end.
+
+    Example: ``uncumsum(np.ones(3), np.zeros(3))`` is ``array([3., 2., 1.])``.
+    """
+    if axis is None:
+        return np.reshape(np.cumsum(np.ravel(grad)[::-1])[::-1], np.shape(like))
+    return np.flip(np.cumsum(np.flip(grad, axis), axis=axis), axis)
+
+
+def _to_last_axis(x, axis):
+    """``x`` with ``axis`` last (raveled when ``axis`` is None)."""
+    return np.ravel(x) if axis is None else np.moveaxis(np.asarray(x), axis, -1)
+
+
+def _cumprod_without(x, i):
+    """The running product of ``x`` along its last axis, with element ``i`` taken as 1."""
+    others = np.array(x, copy=True)
+    others[..., i] = 1
+    return np.cumprod(others, axis=-1)
+
+
+def cumprod_grad(grad, x, axis=None):
+    """The gradient of ``np.cumprod(x, axis)``; exact where ``x`` has zeros.
+
+    Without zeros it is ``uncumsum(grad * y) / x``; with zeros every partial
+    product is formed explicitly (quadratic in the axis length).
+
+    Example: ``cumprod_grad(np.ones(2), np.array([2.0, 0.0]))`` is ``array([1., 2.])``.
+    """
+    xs, gs = _to_last_axis(x, axis), _to_last_axis(grad, axis)
+    if np.all(xs != 0):
+        result = np.flip(np.cumsum(np.flip(gs * np.cumprod(xs, axis=-1), -1), axis=-1), -1) / xs
+    else:
+        result = np.zeros(np.broadcast_shapes(xs.shape, gs.shape), dtype=np.result_type(xs, gs))
+        for i in range(xs.shape[-1]):
+            result[..., i] = np.sum(gs[..., i:] * _cumprod_without(xs, i)[..., i:], axis=-1)
+    return np.reshape(result, np.shape(x)) if axis is None else np.moveaxis(result, -1, axis)
+
+
+def cumprod_tangent(tangent, x, axis=None):
+    """The tangent of ``np.cumprod(x, axis)`` for the input tangent ``tangent``; exact where ``x`` has zeros.
+
+    Example: ``cumprod_tangent(np.array([1.0, 0.0]), np.array([2.0, 3.0]))`` is ``array([1., 3.])``.
+    """
+    xs, ts = _to_last_axis(x, axis), _to_last_axis(tangent, axis)
+    if np.all(xs != 0):
+        result = np.cumprod(xs, axis=-1) * np.cumsum(ts / xs, axis=-1)
+    else:
+        result = np.zeros(np.broadcast_shapes(xs.shape, ts.shape), dtype=np.result_type(xs, ts))
+        for i in range(xs.shape[-1]):
+            result[..., i:] += ts[..., i:i + 1] * _cumprod_without(xs, i)[..., i:]
+    return result if axis is None else np.moveaxis(result, -1, axis)
+
+
+# --------------------------------------------------------------------------
+# Python's builtins sum, min and max
+
+def unsum(grad, iterable):
+    """The gradient of the builtin ``sum(iterable)`` with respect to ``iterable``.
+
+    A list or tuple gets a list with ``grad`` for each item; an array (summed
+    over its first axis) gets ``grad`` broadcast to its shape.
+    Example: ``unsum(2.0, [1.0, 3.0])`` is ``[2.0, 2.0]``.
+    """
+    if isinstance(iterable, (list, tuple)):
+        return [unbroadcast(grad, item) for item in iterable]
+    return np.broadcast_to(grad, np.shape(iterable))
+
+
+def extremum_share(value, result, other=None):
+    """How much of the gradient of the builtin ``max``/``min`` goes to ``value``.
+
+    ``max(a, b)`` (``other`` is ``b``): 1 if ``a`` was taken, 0 if not, 0.5
+    at a tie.  ``max(iterable)`` (no ``other``): for each item, 1/k if it is
+    one of the k items equal to the result, else 0 (a list for a list).
+    Example: ``extremum_share([1.0, 3.0, 3.0], 3.0)`` is ``[0.0, 0.5, 0.5]``.
+    """
+    if other is not None:
+        return (value == result) - 0.5 * (value == other)
+    if isinstance(value, (list, tuple)):
+        hits = [float(item == result) for item in value]
+        return [hit / sum(hits) for hit in hits]
+    hit = np.asarray(value) == result
+    return hit / np.sum(hit)
+
+
+def extremum_grad(grad, value, result, other=None):
+    """The gradient of the builtin ``max``/``min`` with respect to ``value`` (see ``extremum_share``).
+
+    Example: ``extremum_grad(1.0, 2.0, 2.0, other=2.0)`` is ``0.5``.
+    """
+    share = extremum_share(value, result, other)
+    if isinstance(share, list):
+        return [grad * s for s in share]
+    return grad * share
+
+
+def extremum_tangent(tangent, value, result, other=None):
+    """The tangent of the builtin ``max``/``min`` contributed by ``value``'s tangent (see ``extremum_share``).
+
+    Example: ``extremum_tangent(1.0, 3.0, 3.0, other=1.0)`` is ``1.0``.
+    """
+    share = extremum_share(value, result, other)
+    if isinstance(share, list):
+        return sum(t * s for t, s in zip(tangent, share))
+    if other is None:
+        return np.sum(tangent * share)
+    return tangent * share

@@ -1,0 +1,250 @@
+"""Helpers that generated derivative code calls for operations that move elements around.
+
+Contract: like ``srcad.runtime``: every helper is a small pure function of
+NumPy values (it never writes into an argument) and generated code imports it
+by name.  Each ``un<op>`` helper takes the gradient of ``<op>``'s output and
+the input(s) ``<op>`` was called with, and returns the gradient of those
+inputs: an array shaped like the input, or a list with one gradient per item
+when the input was a list or tuple of arrays.
+
+Example::
+
+    >>> import numpy as np
+    >>> untile(np.ones(6), np.zeros(3), 2)
+    array([2., 2., 2.])
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _per_item(pieces, items):
+    """``pieces`` reshaped like ``items``: a list for a list/tuple, a stacked array for an array."""
+    shaped = [np.reshape(piece, np.shape(item)) for piece, item in zip(pieces, items)]
+    if isinstance(items, (list, tuple)):
+        return shaped
+    return np.stack(shaped) if shaped else np.zeros(np.shape(items))
+
+
+def _split_back(grad, items, joined_shapes, axis):
+    """``grad`` of a join along ``axis`` split into one piece per item (each item had ``joined_shapes[i]``)."""
+    sizes = [shape[axis] for shape in joined_shapes]
+    return _per_item(np.split(grad, np.cumsum(sizes)[:-1], axis=axis), items)
+
+
+def unconcatenate(grad, arrays, axis=0):
+    """The gradient of ``np.concatenate(arrays, axis)`` with respect to ``arrays``.
+
+    Example: ``unconcatenate(np.arange(5.0), [np.zeros(2), np.zeros(3)])``
+    is ``[array([0., 1.]), array([2., 3., 4.])]``.
+    """
+    if axis is None:
+        return _split_back(np.ravel(grad), arrays, [(np.size(item),) for item in arrays], 0)
+    return _split_back(grad, arrays, [np.shape(item) for item in arrays], axis)
+
+
+def unstack(grad, arrays, axis=0):
+    """The gradient of ``np.stack(arrays, axis)`` with respect to ``arrays``.
+
+    Example: ``unstack(np.array([[1.0, 2.0], [3.0, 4.0]]), [np.zeros(2), np.zeros(2)], axis=1)``
+    is ``[array([1., 3.]), array([2., 4.])]``.
+    """
+    return _per_item([np.take(grad, i, axis=axis) for i in range(len(arrays))], arrays)
+
+
+def unhstack(grad, arrays):
+    """The gradient of ``np.hstack(arrays)``: 1-d items were joined along axis 0, others along axis 1.
+
+    Example: ``unhstack(np.arange(3.0), [0.0, np.zeros(2)])`` is ``[array(0.), array([1., 2.])]``.
+    """
+    shapes = [np.shape(np.atleast_1d(item)) for item in arrays]
+    return _split_back(grad, arrays, shapes, 0 if len(shapes[0]) == 1 else 1)
+
+
+def unvstack(grad, arrays):
+    """The gradient of ``np.vstack(arrays)``: items were made 2-d and joined along axis 0.
+
+    Example: ``unvstack(np.arange(4.0).reshape(2, 2), [np.zeros(2), np.zeros(2)])``
+    is ``[array([0., 1.]), array([2., 3.])]``.
+    """
+    return _split_back(grad, arrays, [np.shape(np.atleast_2d(item)) for item in arrays], 0)
+
+
+def undstack(grad, arrays):
+    """The gradient of ``np.dstack(arrays)``: items were made 3-d and joined along axis 2.
+
+    Example: ``undstack(np.arange(2.0).reshape(1, 1, 2), [0.0, 0.0])`` is ``[array(0.), array(1.)]``.
+    """
+    return _split_back(grad, arrays, [np.shape(np.atleast_3d(item)) for item in arrays], 2)
+
+
+def uncolumn_stack(grad, arrays):
+    """The gradient of ``np.column_stack(arrays)``: 1-d items became columns, all joined along axis 1.
+
+    Example: ``uncolumn_stack(np.arange(4.0).reshape(2, 2), [np.zeros(2), np.zeros(2)])``
+    is ``[array([0., 2.]), array([1., 3.])]``.
+    """
+    shapes = [(np.size(item), 1) if np.ndim(item) < 2 else np.shape(item) for item in arrays]
+    return _split_back(grad, arrays, shapes, 1)
+
+
+def unrepeat(grad, like, repeats, axis=None):
+    """The gradient of ``np.repeat(like, repeats, axis)``: each element gets the sum over its copies.
+
+    Example: ``unrepeat(np.arange(4.0), np.zeros(2), 2)`` is ``array([1., 5.])``.
+    """
+    shape = np.shape(like)
+    if axis is None:
+        owner = np.repeat(np.arange(int(np.prod(shape))), repeats)
+        return np.reshape(np.bincount(owner, weights=np.ravel(grad), minlength=int(np.prod(shape))), shape)
+    axis = axis % len(shape)
+    owner = np.repeat(np.arange(shape[axis]), repeats)
+    moved = np.moveaxis(np.asarray(grad), axis, 0)
+    result = np.zeros((shape[axis],) + moved.shape[1:], dtype=moved.dtype)
+    np.add.at(result, owner, moved)
+    return np.moveaxis(result, 0, axis)
+
+
+def untile(grad, like, reps):
+    """The gradient of ``np.tile(like, reps)``: each element gets the sum over its tiles.
+
+    Example: ``untile(np.ones(6), np.zeros(3), 2)`` is ``array([2., 2., 2.])``.
+    """
+    reps = (reps,) if isinstance(reps, numbers.Integral) else tuple(reps)
+    shape = np.shape(like)
+    ndim = max(len(reps), len(shape))
+    padded = (1,) * (ndim - len(shape)) + tuple(shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    tiled = np.reshape(grad, [n for pair in zip(reps, padded) for n in pair])
+    return np.reshape(np.sum(tiled, axis=tuple(range(0, 2 * ndim, 2))), shape)
+
+
+def _pad_widths(pad_width, ndim):
+    return np.broadcast_to(np.asarray(pad_width, dtype=int), (ndim, 2))
+
+
+def unpad(grad, like, pad_width, mode="constant"):
+    """The gradient of ``np.pad(like, pad_width, mode)`` with respect to ``like``.
+
+    ``mode='constant'`` keeps the interior; ``'edge'``, ``'reflect'``,
+    ``'symmetric'`` and ``'wrap'`` also add each padded copy back to the
+    element it copies.  Other modes compute new values and are not supported.
+
+    Example: ``unpad(np.arange(4.0), np.zeros(2), 1)`` is ``array([1., 2.])``.
+    """
+    shape = np.shape(like)
+    if mode == "constant":
+        widths = _pad_widths(pad_width, len(shape))
+        return grad[tuple(slice(before, before + n) for (before, _), n in zip(widths, shape))]
+    if mode not in ("edge", "reflect", "symmetric", "wrap"):
+        raise ValueError(f"srcad differentiates np.pad with mode 'constant', 'edge', 'reflect', 'symmetric' or "
+                         f"'wrap', not {mode!r}")
+    size = int(np.prod(shape))
+    source = np.pad(np.arange(size).reshape(shape), pad_width, mode=mode)
+    return np.reshape(np.bincount(np.ravel(source), weights=np.ravel(grad), minlength=size), shape)
+
+
+def padding_mask(like, pad_width):
+    """1 where ``np.pad(like, pad_width)`` holds the constant value, 0 where it holds ``like``.
+
+    Example: ``padding_mask(np.zeros(2), 1)`` is ``array([1., 0., 0., 1.])``.
+    """
+    return np.pad(np.zeros(np.shape(like)), pad_width, constant_values=1.0)
+
+
+def untake(grad, like, indices, axis=None, mode="raise"):
+    """The gradient of ``np.take(like, indices, axis, mode=mode)``; repeated indices add up.
+
+    Example: ``untake(np.array([1.0, 2.0]), np.zeros(3), [2, 2])`` is ``array([0., 0., 3.])``.
+    """
+    shape = np.shape(like)
+    grad = np.asarray(grad)
+    indices = np.asarray(indices)
+    length = int(np.prod(shape)) if axis is None else shape[axis]
+    if mode == "wrap":
+        indices = indices % length
+    elif mode == "clip":
+        indices = np.clip(indices, 0, length - 1)
+    if axis is None:
+        result = np.zeros(length, dtype=grad.dtype)
+        np.add.at(result, indices, grad)
+        return np.reshape(result, shape)
+    axis = axis % len(shape)
+    result = np.zeros(shape, dtype=grad.dtype)
+    moved_grad = np.moveaxis(grad, tuple(range(axis, axis + indices.ndim)), tuple(range(indices.ndim)))
+    np.add.at(np.moveaxis(result, axis, 0), indices, moved_grad)
+    return result
+
+
+def untake_along_axis(grad, like, indices, axis=-1):
+    """The gradient of ``np.take_along_axis(like, indices, axis)``; repeated indices add up.
+
+    Example: ``untake_along_axis(np.array([1.0, 2.0]), np.zeros(3), np.array([0, 0]))``
+    is ``array([3., 0., 0.])``.
+    """
+    grad = np.asarray(grad)
+    if axis is None:
+        result = np.zeros(np.size(like), dtype=grad.dtype)
+        np.add.at(result, indices, grad)
+        return np.reshape(result, np.shape(like))
+    shape = np.shape(like)
+    axis = axis % len(shape)
+    index = [np.arange(n).reshape([n if k == i else 1 for k in range(len(shape))]) for i, n in enumerate(shape)]
+    index[axis] = indices
+    result = np.zeros(shape, dtype=grad.dtype)
+    np.add.at(result, tuple(index), grad)
+    return result
+
+
+def undiag(grad, v, k=0):
+    """The gradient of ``np.diag(v, k)``: the k-th diagonal of ``grad`` for a 1-d ``v``, else ``v`` with it placed.
+
+    Example: ``undiag(np.arange(4.0).reshape(2, 2), np.zeros(2))`` is ``array([0., 3.])``.
+    """
+    if np.ndim(v) == 1:
+        return np.diagonal(grad, k).copy()
+    return undiagonal(grad, v, offset=k)
+
+
+def undiagonal(grad, a, offset=0, axis1=0, axis2=1):
+    """The gradient of ``np.diagonal(a, offset, axis1, axis2)``: zeros with ``grad`` on that diagonal.
+
+    Example: ``undiagonal(np.array([1.0, 2.0]), np.zeros((2, 2)))`` is ``array([[1., 0.], [0., 2.]])``.
+    """
+    grad = np.asarray(grad)
+    result = np.zeros(np.shape(a), dtype=grad.dtype if grad.dtype.kind == "f" else float)
+    view = np.moveaxis(result, (axis1, axis2), (-2, -1))
+    rows, columns = view.shape[-2:]
+    count = max(0, min(rows, columns - offset) if offset >= 0 else min(rows + offset, columns))
+    i = np.arange(count) + max(0, -offset)
+    view[..., i, i + offset] = grad
+    return result
+
+
+def untrace(grad, a, offset=0, axis1=0, axis2=1):
+    """The gradient of ``np.trace(a, offset, axis1, axis2)``: ``grad`` on that diagonal, zeros elsewhere.
+
+    Example: ``untrace(3.0, np.zeros((2, 2)))`` is ``array([[3., 0.], [0., 3.]])``.
+    """
+    diagonal_shape = np.shape(np.diagonal(np.empty(np.shape(a), dtype=bool), offset, axis1, axis2))
+    return undiagonal(np.broadcast_to(np.asarray(grad)[..., None], diagonal_shape), a, offset, axis1, axis2)
+
+
+def _natural_shape(obj):
+    """The shape of ``np.array(obj)`` without ``ndmin``: nested lists add leading axes."""
+    if isinstance(obj, (list, tuple)):
+        return (len(obj),) + (_natural_shape(obj[0]) if len(obj) else ())
+    return np.shape(obj)
+
+
+def unarray(grad, obj):
+    """The gradient of ``np.array(obj)`` (or ``np.asarray``) with respect to ``obj``: nested lists for nested lists.
+
+    Example: ``unarray(np.array([[1.0, 2.0]]), [x])`` is ``[array([1., 2.])]`` for ``x`` of shape (2,).
+    """
+    grad = np.reshape(grad, _natural_shape(obj))
+    if isinstance(obj, (list, tuple)):
+        return [unarray(piece, item) for piece, item in zip(grad, obj)]
+    return grad
