@@ -1,8 +1,9 @@
 """Rules for Python's arithmetic operators and the NumPy ufuncs that spell them.
 
 Operators are keyed by the ``operator`` module function (``operator.mul`` for
-``*``).  Binary rules reduce each operand's gradient back to that operand's
-shape with ``unbroadcast``, so NumPy broadcasting is differentiated exactly.
+``*``); the builtin ``pow`` shares the rules of ``**``.  Binary rules reduce
+each operand's gradient back to that operand's shape with ``unbroadcast``, so
+NumPy broadcasting is differentiated exactly.
 """
 import operator
 
@@ -56,13 +57,13 @@ def div_tangent(z, x, y):
     d[z] = (d[x] - z * d[y]) / y
 
 
-@adjoint(operator.pow, np.power)
+@adjoint(operator.pow, np.power, pow)
 def pow_adjoint(z, x, y):
     d[x] = unbroadcast(d[z] * y * x ** (y - 1), x)
     d[y] = unbroadcast(d[z] * z * np.log(x), y)
 
 
-@tangent(operator.pow, np.power)
+@tangent(operator.pow, np.power, pow)
 def pow_tangent(z, x, y):
     d[z] = d[x] * y * x ** (y - 1) + d[y] * z * np.log(x)
 

@@ -1,9 +1,22 @@
-"""Rules for products: ``@``/np.matmul (with batch broadcasting) and np.dot."""
+"""Rules for products and norms: ``@``/matmul, dot, vdot, inner, outer, tensordot, einsum, kron, cross,
+``np.linalg.norm`` and ``np.linalg.matrix_power``.
+
+Products are bilinear, so each tangent is a sum of two products with one
+tangent each (a zero tangent drops its term).  ``einsum`` is differentiated
+for one to three operands (a call with more is reported as not matching the
+rule), in the subscripts-string form.  Choices at kinks: ``norm`` with ``ord=inf``/``-inf``
+(and the matrix 1/inf norms) splits the gradient equally among tied extreme
+entries (rows, columns); every norm's derivative is undefined (NaN) at 0.
+"""
 import operator
 
 import numpy as np
 
-from srcad.runtime import dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad
+from srcad.runtime import dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad, unreduce
+from srcad.runtime_linalg import (cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of, inner_lhs_grad,
+                                  inner_rhs_grad, kron_lhs_grad, kron_rhs_grad, matrix_power_grad,
+                                  matrix_power_tangent, norm_direction, tensordot_lhs_grad,
+                                  tensordot_rhs_grad)
 from srcad.templates import adjoint, d, tangent
 
 
@@ -27,3 +40,102 @@ def dot_adjoint(z, x, y):
 @tangent(np.dot)
 def dot_tangent(z, x, y):
     d[z] = np.dot(d[x], y) + np.dot(x, d[y])
+
+
+@adjoint(np.vdot)
+def vdot_adjoint(z, a, b):
+    d[a] = np.reshape(d[z] * b, np.shape(a))
+    d[b] = np.reshape(d[z] * a, np.shape(b))
+
+
+@tangent(np.vdot)
+def vdot_tangent(z, a, b):
+    d[z] = np.vdot(d[a], b) + np.vdot(a, d[b])
+
+
+@adjoint(np.inner)
+def inner_adjoint(z, a, b):
+    d[a] = inner_lhs_grad(d[z], a, b)
+    d[b] = inner_rhs_grad(d[z], a, b)
+
+
+@tangent(np.inner)
+def inner_tangent(z, a, b):
+    d[z] = np.inner(d[a], b) + np.inner(a, d[b])
+
+
+@adjoint(np.outer)
+def outer_adjoint(z, a, b, out=None):
+    d[a] = np.reshape(d[z] @ np.ravel(b), np.shape(a))
+    d[b] = np.reshape(np.ravel(a) @ d[z], np.shape(b))
+
+
+@tangent(np.outer)
+def outer_tangent(z, a, b, out=None):
+    d[z] = np.outer(d[a], b) + np.outer(a, d[b])
+
+
+@adjoint(np.tensordot)
+def tensordot_adjoint(z, a, b, axes=2):
+    d[a] = tensordot_lhs_grad(d[z], a, b, axes=axes)
+    d[b] = tensordot_rhs_grad(d[z], a, b, axes=axes)
+
+
+@tangent(np.tensordot)
+def tensordot_tangent(z, a, b, axes=2):
+    d[z] = np.tensordot(d[a], b, axes=axes) + np.tensordot(a, d[b], axes=axes)
+
+
+@adjoint(np.einsum)
+def einsum_adjoint(z, subscripts, a, b=None, c=None, *, out=None, optimize=False):
+    d[a] = einsum_grad(subscripts, d[z], 0, a, b=b, c=c)
+    d[b] = einsum_grad(subscripts, d[z], 1, a, b=b, c=c)
+    d[c] = einsum_grad(subscripts, d[z], 2, a, b=b, c=c)
+
+
+@tangent(np.einsum)
+def einsum_tangent(z, subscripts, a, b=None, c=None, *, out=None, optimize=False):
+    d[z] = (einsum_of(subscripts, d[a], b=b, c=c) + einsum_of(subscripts, a, b=d[b], c=c)
+            + einsum_of(subscripts, a, b=b, c=d[c]))
+
+
+@adjoint(np.kron)
+def kron_adjoint(z, a, b):
+    d[a] = kron_lhs_grad(d[z], a, b)
+    d[b] = kron_rhs_grad(d[z], a, b)
+
+
+@tangent(np.kron)
+def kron_tangent(z, a, b):
+    d[z] = np.kron(d[a], b) + np.kron(a, d[b])
+
+
+@adjoint(np.cross)
+def cross_adjoint(z, a, b):
+    d[a] = cross_lhs_grad(d[z], a, b)
+    d[b] = cross_rhs_grad(d[z], a, b)
+
+
+@tangent(np.cross)
+def cross_tangent(z, a, b):
+    d[z] = np.cross(d[a], b) + np.cross(a, d[b])
+
+
+@adjoint(np.linalg.norm)
+def norm_adjoint(y, x, ord=None, axis=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * norm_direction(x, ord=ord, axis=axis)
+
+
+@tangent(np.linalg.norm)
+def norm_tangent(y, x, ord=None, axis=None, keepdims=False):
+    d[y] = np.sum(d[x] * norm_direction(x, ord=ord, axis=axis), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.linalg.matrix_power)
+def matrix_power_adjoint(y, a, n):
+    d[a] = matrix_power_grad(d[y], a, n)
+
+
+@tangent(np.linalg.matrix_power)
+def matrix_power_tangent_rule(y, a, n):
+    d[y] = matrix_power_tangent(d[a], a, n)

@@ -1,22 +1,35 @@
-"""Rules for reductions: sum and mean, with ``axis`` and ``keepdims``."""
+"""Rules for reductions (with ``axis`` and ``keepdims``) and cumulative sums and products.
+
+``unreduce`` spreads an output gradient back over the reduced axes.  Each
+rule's keyword defaults match NumPy's, so keywords the user left out stay out
+of the generated code.
+
+Choices at kinks: ``max``/``min``/``amax``/``amin``/``nanmax``/``nanmin``
+split the gradient equally among tied extreme elements (``k`` ties get
+``1/k`` each), and so does ``ptp`` for each of its two ends.  ``prod`` and
+``cumprod`` are exact where the input has zeros (no division by the input).
+``nansum``/``nanmean`` give NaN elements a zero gradient.
+"""
 import numpy as np
 
 from srcad.runtime import reduced_count, unreduce
+from srcad.runtime_reductions import (cumprod_grad, cumprod_tangent, extreme_share, nanmean_weights,
+                                      prod_others, ptp_share, uncumsum)
 from srcad.templates import adjoint, d, tangent
 
 
 @adjoint(np.sum)
-def sum_adjoint(y, x, axis=None, dtype=None, keepdims=False):
+def sum_adjoint(y, x, axis=None, dtype=None, out=None, keepdims=False):
     d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims)
 
 
 @tangent(np.sum)
-def sum_tangent(y, x, axis=None, dtype=None, keepdims=False):
+def sum_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
     d[y] = np.sum(d[x], axis=axis, keepdims=keepdims)
 
 
 @adjoint(np.mean)
-def mean_adjoint(y, x, axis=None, dtype=None, keepdims=False):
+def mean_adjoint(y, x, axis=None, dtype=None, out=None, keepdims=False):
     if axis is None:
         d[x] = unreduce(d[y] / np.size(x), x, keepdims=keepdims)
     else:
@@ -24,5 +37,99 @@ def mean_adjoint(y, x, axis=None, dtype=None, keepdims=False):
 
 
 @tangent(np.mean)
-def mean_tangent(y, x, axis=None, dtype=None, keepdims=False):
+def mean_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
     d[y] = np.mean(d[x], axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.prod)
+def prod_adjoint(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * prod_others(x, axis=axis)
+
+
+@tangent(np.prod)
+def prod_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[y] = np.sum(d[x] * prod_others(x, axis=axis), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.var)
+def var_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] = (unreduce(d[y], x, axis=axis, keepdims=keepdims) * 2.0 * (x - np.mean(x, axis=axis, keepdims=True))
+            / (reduced_count(x, axis=axis) - ddof))
+
+
+@tangent(np.var)
+def var_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[y] = (np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims) * 2.0
+            / (reduced_count(x, axis=axis) - ddof))
+
+
+@adjoint(np.std)
+def std_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] = (unreduce(d[y] / y, x, axis=axis, keepdims=keepdims) * (x - np.mean(x, axis=axis, keepdims=True))
+            / (reduced_count(x, axis=axis) - ddof))
+
+
+@tangent(np.std)
+def std_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[y] = (np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)
+            / (y * (reduced_count(x, axis=axis) - ddof)))
+
+
+@adjoint(np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin)
+def extreme_adjoint(y, x, axis=None, out=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * extreme_share(x, y, axis=axis, keepdims=keepdims)
+
+
+@tangent(np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin)
+def extreme_tangent(y, x, axis=None, out=None, keepdims=False):
+    d[y] = np.sum(d[x] * extreme_share(x, y, axis=axis, keepdims=keepdims), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.ptp)
+def ptp_adjoint(y, x, axis=None, out=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * ptp_share(x, axis=axis)
+
+
+@tangent(np.ptp)
+def ptp_tangent(y, x, axis=None, out=None, keepdims=False):
+    d[y] = np.sum(d[x] * ptp_share(x, axis=axis), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.nansum)
+def nansum_adjoint(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * ~np.isnan(x)
+
+
+@tangent(np.nansum)
+def nansum_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[y] = np.sum(d[x] * ~np.isnan(x), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.nanmean)
+def nanmean_adjoint(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * nanmean_weights(x, axis=axis)
+
+
+@tangent(np.nanmean)
+def nanmean_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
+    d[y] = np.sum(d[x] * nanmean_weights(x, axis=axis), axis=axis, keepdims=keepdims)
+
+
+@adjoint(np.cumsum)
+def cumsum_adjoint(y, x, axis=None, dtype=None, out=None):
+    d[x] = uncumsum(d[y], x, axis=axis)
+
+
+@tangent(np.cumsum)
+def cumsum_tangent(y, x, axis=None, dtype=None, out=None):
+    d[y] = np.cumsum(d[x], axis=axis)
+
+
+@adjoint(np.cumprod)
+def cumprod_adjoint(y, x, axis=None, dtype=None, out=None):
+    d[x] = cumprod_grad(d[y], x, axis=axis)
+
+
+@tangent(np.cumprod)
+def cumprod_tangent_rule(y, x, axis=None, dtype=None, out=None):
+    d[y] = cumprod_tangent(d[x], x, axis=axis)

@@ -9,12 +9,14 @@ Example::
     array([0., 0., 0.])
 """
 from .api import Derivative, autodiff, grad, jvp, source
+from .checking import check_grads
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
+from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
 __all__ = ["grad", "autodiff", "jvp", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
-           "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
+           "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
            "WrtError", "SeedError", "__version__"]

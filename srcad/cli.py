@@ -18,28 +18,38 @@ Contract:
   ``SrcadError`` raised by the transformation prints its message (which may
   span several lines: place, source line, caret, hint) and exits with 1.
   Neither prints a traceback.
+- ``srcad templates`` lists every function srcad has a rule for, by a
+  readable name (``np.sin``, ``math.sin``, ``operator.mul (*)``), with the
+  modes it has a rule in, then the functions declared non-differentiable,
+  then the totals (``N functions: R reverse, F forward``).
 - ``python -m srcad`` is the same command.
 
 Example::
 
     $ srcad show examples/quickstart.py:loss --wrt W
     $ python -m srcad show mypackage.model:energy --wrt 0,1 --passes
+    $ srcad templates
 """
 from __future__ import annotations
 
 import argparse
+import builtins
 import contextlib
 import importlib
 import importlib.util
 import inspect
+import math
+import operator
 import os
 import re
 import sys
+import textwrap
 from types import ModuleType
 from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from . import api, pipeline
 from .errors import SrcadError
+from .templates import FORWARD, REGISTRY, REVERSE
 from .version import __version__
 
 EXIT_OK, EXIT_SRCAD_ERROR, EXIT_BAD_TARGET = 0, 1, 2
@@ -178,7 +188,8 @@ def load_target(target: str) -> Callable:
 
 def _build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="srcad", description="Show the derivative code srcad generates for a Python function.")
+        prog="srcad", description="Show the derivative code srcad generates for a Python function, "
+                                  "or list the functions it has gradient rules for.")
     parser.add_argument("--version", action="version", version=f"srcad {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
@@ -194,7 +205,75 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="print the function after each pipeline stage that changes it")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="skip the optimisation passes")
+    commands.add_parser(
+        "templates", help="list the functions srcad has gradient rules for, and their modes",
+        description="List the functions srcad has gradient rules for (and in which modes), then those "
+                    "declared non-differentiable, then the totals.")
     return parser
+
+
+_OPERATOR_SYMBOLS = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%", "pow": "**",
+    "matmul": "@", "neg": "unary -", "pos": "unary +", "getitem": "x[i]", "lt": "<", "le": "<=",
+    "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "not_": "not", "invert": "~",
+}
+
+
+def _namespaces():
+    """(prefix, module) pairs searched for a function's readable name, most specific first."""
+    import numpy as np
+    found = [("np.linalg", np.linalg), ("np.random", np.random), ("np", np)]
+    special = sys.modules.get("scipy.special")
+    if special is not None:
+        found.append(("scipy.special", special))
+    return found + [("math", math)]
+
+
+def display_name(function) -> str:
+    """How ``srcad templates`` names a function: ``np.sin``, ``np.linalg.norm``, ``operator.mul (*)``.
+
+    Example::
+
+        >>> import operator
+        >>> display_name(operator.mul)
+        'operator.mul (*)'
+    """
+    name = getattr(function, "__name__", None)
+    if name is None:
+        return repr(function)
+    if getattr(operator, name, None) is function:
+        symbol = _OPERATOR_SYMBOLS.get(name)
+        return f"operator.{name} ({symbol})" if symbol else f"operator.{name}"
+    if getattr(builtins, name, None) is function:
+        return name
+    for prefix, namespace in _namespaces():
+        candidate = getattr(namespace, name, None)
+        if candidate is function or (inspect.ismethod(function) and candidate == function):
+            return f"{prefix}.{name}"
+    module = getattr(function, "__module__", None) or type(function).__module__
+    return f"{module}.{getattr(function, '__qualname__', name)}"
+
+
+def _templates(out) -> int:
+    """Print the registry: functions with rules and their modes, non-differentiable ones, totals."""
+    rows = {}
+    for mode in (REVERSE, FORWARD):
+        for template in REGISTRY.rules[mode].values():
+            rows.setdefault(display_name(template.primal), set()).add(mode)
+    width = max([len(name) for name in rows] + [len("function")])
+    out.write(f"{'function':<{width}}  modes\n")
+    for name in sorted(rows, key=str.lower):
+        modes = " ".join(m for m in (REVERSE, FORWARD) if m in rows[name])
+        out.write(f"{name:<{width}}  {modes}\n")
+    constant = sorted({display_name(fn) for fn in REGISTRY.nondiff}, key=str.lower)
+    out.write("\nnon-differentiable (no derivative code):\n")
+    out.write(textwrap.fill(", ".join(constant), width=99, initial_indent="  ", subsequent_indent="  ",
+                            break_on_hyphens=False) + "\n")
+    reverse = sum(REVERSE in modes for modes in rows.values())
+    forward = sum(FORWARD in modes for modes in rows.values())
+    out.write(f"\n{len(rows)} functions with rules: {reverse} reverse, {forward} forward; "
+              f"{len(constant)} non-differentiable\n")
+    return EXIT_OK
 
 
 def _show(args: argparse.Namespace, out) -> int:
@@ -227,6 +306,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     """
     args = _build_parser().parse_args(argv)
     try:
+        if args.command == "templates":
+            return _templates(sys.stdout)
         return _show(args, sys.stdout)
     except TargetError as exc:
         print(f"srcad: {exc}", file=sys.stderr)

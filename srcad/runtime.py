@@ -4,7 +4,9 @@ Contract: every helper is a small pure function of NumPy values (``add_at``
 excepted: it accumulates into an array the generated code owns).  None of them
 reads or writes a user's argument in place.  Generated code imports them by
 name, so their names are part of the readable output: keep them short and
-plain.
+plain.  Helpers of one family of rules live in their own modules, with the
+same contract: ``runtime_reductions``, ``runtime_shapes``, ``runtime_linalg``
+and ``runtime_decompositions``.
 
 Example::
 
@@ -14,6 +16,7 @@ Example::
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -185,3 +188,72 @@ def dot_rhs_grad(grad, a, b):
 def maximum_share(x, y):
     """Where ``maximum(x, y)`` takes ``x``: 1, 0, or 0.5 at ties (the gradient is split)."""
     return (x > y) + 0.5 * (x == y)
+
+
+# --------------------------------------------------------------------------
+# elementwise shares (where a piecewise function takes which operand)
+
+def _float_like(value, like):
+    """``value`` in ``like``'s floating dtype when ``like`` is a float32/float16 array, else as is."""
+    dtype = getattr(like, "dtype", None)
+    if dtype is not None and dtype.kind == "f" and dtype != np.float64:
+        return np.asarray(value, dtype=dtype)
+    return value
+
+
+def fmax_share(x, y):
+    """Where ``np.fmax(x, y)`` takes ``x``: like ``maximum_share``, and 1 where ``y`` is NaN, 0 where ``x`` is.
+
+    Example: ``fmax_share(np.array([1.0, np.nan]), np.array([1.0, 2.0]))`` is ``array([0.5, 0. ])``.
+    """
+    return np.where(np.isnan(y), 1.0, np.where(np.isnan(x), 0.0, maximum_share(x, y)))
+
+
+def fmin_share(x, y):
+    """Where ``np.fmin(x, y)`` takes ``x``: like ``maximum_share(y, x)``, and 1 where ``y`` is NaN, 0 where ``x`` is.
+
+    Example: ``fmin_share(np.array([1.0, 3.0]), np.array([2.0, np.nan]))`` is ``array([1., 1.])``.
+    """
+    return np.where(np.isnan(y), 1.0, np.where(np.isnan(x), 0.0, maximum_share(y, x)))
+
+
+def clip_share(a, a_min=None, a_max=None):
+    """Where ``np.clip(a, a_min, a_max)`` takes ``a``: 1 inside the closed interval (bounds included), else 0.
+
+    Example: ``clip_share(np.array([-2.0, 0.0, 2.0]), 0.0, 1.0)`` is ``[0., 1., 0.]``.
+    """
+    inside = np.ones(np.shape(a), dtype=bool)
+    if a_min is not None:
+        inside = inside & (a >= a_min)
+    if a_max is not None:
+        inside = inside & (a <= a_max)
+    return _float_like(inside * 1.0, a)
+
+
+def digamma(x):
+    """The digamma function ``psi(x) = d/dx log(gamma(x))`` of a float, without SciPy (for ``math.gamma``).
+
+    Example: ``digamma(1.0)`` is ``-0.5772156649015...`` (minus Euler's constant).
+    """
+    x = float(x)
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan
+    if x < 0.5:   # reflection: psi(1 - x) - psi(x) = pi cot(pi x)
+        return digamma(1.0 - x) - math.pi / math.tan(math.pi * x)
+    shift = 0.0
+    while x < 10.0:   # psi(x) = psi(x + 1) - 1/x, until the asymptotic series is accurate
+        shift -= 1.0 / x
+        x += 1.0
+    inv = 1.0 / (x * x)
+    series = inv * (1 / 12 - inv * (1 / 120 - inv * (1 / 252 - inv * (1 / 240 - inv / 132))))
+    return shift + math.log(x) - 0.5 / x - series
+
+
+def sinc_slope(x):
+    """The derivative of ``np.sinc`` at ``x``: ``(cos(pi x) - sinc(x)) / x``, and 0 at 0.
+
+    Example: ``sinc_slope(0.0)`` is ``array(0.)``.
+    """
+    x = np.asarray(x)
+    safe = np.where(x == 0, 1.0, x)
+    return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)

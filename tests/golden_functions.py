@@ -44,6 +44,34 @@ def dense_layer(x, w, b):
     return np.mean(np.tanh(x @ w + b))
 
 
+def logistic_map(l, n):
+    for i in range(n):
+        l = 4.0 * l * (1.0 - l)
+    return l
+
+
+def piecewise(x):
+    if np.sum(x) > 0.0:
+        y = np.sin(x) * x
+    else:
+        y = x * x
+    return np.sum(y)
+
+
+def smooth_rows(B):
+    A = np.zeros((B.shape[0] - 2, B.shape[1]))
+    for i in range(B.shape[0] - 2):
+        for j in range(B.shape[1]):
+            A[i, j] = (B[i, j] + B[i + 1, j] + B[i + 2, j]) / 3.0
+    return A
+
+
+def halve_until_small(x):
+    while np.sum(x * x) > 1.0:
+        x = x * 0.5
+    return np.sum(np.tanh(x))
+
+
 GOLDEN_CASES = [
     ("cube_scale", cube_scale, 0, "reverse"),
     ("tanh_loss", tanh_loss, 0, "reverse"),
@@ -56,4 +84,11 @@ GOLDEN_CASES = [
     ("tanh_loss_forward", tanh_loss, 0, "forward"),
     ("math_scalars_forward", math_scalars, ("x", "y"), "forward"),
     ("dense_layer_forward", dense_layer, (1, 2), "forward"),
+    ("logistic_map", logistic_map, "l", "reverse"),
+    ("logistic_map_forward", logistic_map, "l", "forward"),
+    ("piecewise", piecewise, 0, "reverse"),
+    ("piecewise_forward", piecewise, 0, "forward"),
+    ("smooth_rows", smooth_rows, 0, "reverse"),
+    ("smooth_rows_forward", smooth_rows, 0, "forward"),
+    ("halve_until_small", halve_until_small, 0, "reverse"),
 ]

@@ -66,12 +66,36 @@ def no_disk_cache(monkeypatch):
 # --------------------------------------------------------------------------
 # inputs
 
+def _spd(rng, shape):
+    """Symmetric positive definite matrices (the last two axes), well conditioned."""
+    b = rng.standard_normal(shape)
+    return b @ np.swapaxes(b, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _well_conditioned(rng, shape):
+    """Square matrices near ``n I``: nonsingular, with eigenvalues far from 0."""
+    return shape[-1] * np.eye(shape[-1]) + rng.standard_normal(shape)
+
+
+def _symmetric_spread(rng, shape):
+    """Symmetric matrices with eigenvalues 1, 2, ..., n (well separated), randomly rotated."""
+    q, _ = np.linalg.qr(rng.standard_normal(shape))
+    values = np.arange(1.0, shape[-1] + 1.0)
+    return (q * values) @ np.swapaxes(q, -1, -2)
+
+
 DOMAINS = {
     "real": lambda rng, shape: rng.standard_normal(shape),
     "positive": lambda rng, shape: rng.uniform(0.5, 2.0, shape),
+    "negative": lambda rng, shape: rng.uniform(-2.0, -0.5, shape),
     "unit": lambda rng, shape: rng.uniform(-0.9, 0.9, shape),          # arcsin-like
+    "prob": lambda rng, shape: rng.uniform(0.1, 0.9, shape),           # logit, erfinv, ndtri
+    "above1": lambda rng, shape: rng.uniform(1.2, 3.0, shape),         # arccosh
     "nonzero": lambda rng, shape: (rng.uniform(0.5, 2.0, shape)
                                    * rng.choice([-1.0, 1.0], shape)),  # abs, denominators
+    "spd": _spd,                                                       # cholesky
+    "wellcond": _well_conditioned,                                     # inv, solve, det
+    "symmetric": _symmetric_spread,                                    # eigh
 }
 
 PYFLOAT = float  # a "shape" meaning: a Python float, not an array
@@ -125,10 +149,17 @@ def leaves(value) -> List[np.ndarray]:
     return [np.asarray(value, dtype=np.float64)]
 
 
+def _same_kind(value, items):
+    """``items`` as a list, tuple or named tuple, like ``value``."""
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*items)
+    return type(value)(items)
+
+
 def like(value, rng):
     """A random value with the structure and shapes of ``value`` (float64)."""
     if isinstance(value, (tuple, list)):
-        return type(value)(like(item, rng) for item in value)
+        return _same_kind(value, [like(item, rng) for item in value])
     if isinstance(value, numbers.Real) and not isinstance(value, np.generic):
         return float(rng.standard_normal())
     return rng.standard_normal(np.shape(value))
@@ -152,7 +183,7 @@ def norm(a) -> float:
 def snapshot(value):
     """A bitwise copy of every array in ``value`` (to detect mutation)."""
     if isinstance(value, (tuple, list)):
-        return type(value)(snapshot(item) for item in value)
+        return _same_kind(value, [snapshot(item) for item in value])
     if isinstance(value, np.ndarray):
         return value.copy()
     return value

@@ -8,6 +8,7 @@ target exits non-zero with exactly one line on stderr and no traceback; a
 its own ``SRCAD_CACHE_DIR`` so the tests never touch ``~/.cache``.
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -253,3 +254,27 @@ def test_readme_shows_real_output(tmp_path, args, marker):
     result = run_cli("show", "example.py:f", *args, cwd=tmp_path, cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     assert result.stdout == shown, "README.md is out of date: paste this output into it:\n" + result.stdout
+
+
+def test_templates_lists_rules_with_their_modes_and_totals(tmp_path):
+    """``srcad templates`` names every rule readably, gives its modes, and counts at least 150 per mode."""
+    result = run_cli("templates", cwd=tmp_path, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    table, _, rest = result.stdout.partition("\n\n")
+    header, *lines = table.splitlines()
+    assert header.split() == ["function", "modes"]
+    rows = dict(re.split(r"\s{2,}", line, maxsplit=1) for line in lines)
+    for name in ("np.sin", "math.sin", "np.linalg.svd", "scipy.special.expit", "sum", "abs", "operator.mul (*)"):
+        if name.startswith("scipy") and "scipy.special" not in sys.modules:
+            continue
+        assert rows[name] == "reverse forward", (name, rows.get(name))
+    assert "np.argmax" in rest.partition("non-differentiable")[2]
+    totals = re.search(r"^(\d+) functions with rules: (\d+) reverse, (\d+) forward; (\d+) non-differentiable$",
+                       rest, re.MULTILINE)
+    assert totals, rest[-300:]
+    total, reverse, forward, constant = map(int, totals.groups())
+    assert total == len(rows)
+    assert reverse == sum("reverse" in modes for modes in rows.values()) >= 150
+    assert forward == sum("forward" in modes for modes in rows.values()) >= 150
+    assert constant > 0

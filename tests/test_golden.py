@@ -91,6 +91,10 @@ GOLDEN_INPUTS = {
     "math_scalars": lambda rng: (float(rng.uniform(0.5, 2.0)), float(rng.standard_normal())),
     "dense_layer": lambda rng: (rng.standard_normal((4, 3)), rng.standard_normal((3, 2)),
                                 rng.standard_normal(2)),
+    "logistic_map": lambda rng: (float(rng.uniform(0.2, 0.4)), 4),
+    "piecewise": lambda rng: (rng.standard_normal(3),),
+    "smooth_rows": lambda rng: (rng.standard_normal((4, 3)),),
+    "halve_until_small": lambda rng: (rng.standard_normal(3) * 2.0,),
 }
 
 

@@ -12,6 +12,10 @@ Contract:
   fails here.
 - ``test_rows_use_their_primal``: each row's expression really calls (or spells
   with an operator) the primal the row names.
+- ``test_second_order``: on the cases named in ``ORDER2_IDS`` (every family),
+  ``srcad.check_grads(order=2)`` in both modes: srcad's derivative functions,
+  differentiated by finite differences, match second-order finite
+  differences of the function.
 """
 import inspect
 import os
@@ -41,7 +45,8 @@ def test_case_ids_are_unique():
 def test_reverse(case):
     args = case.inputs()
     check_reverse(case.function, args)
-    if np.ndim(case.function(*args)) == 0 and sum(np.size(a) for a in args) <= 12:
+    output = case.function(*args)
+    if not isinstance(output, (tuple, list)) and np.ndim(output) == 0 and sum(np.size(a) for a in args) <= 12:
         check_grad_full(case.function, args)
 
 
@@ -138,3 +143,39 @@ def test_agreement_check_catches_modes_that_disagree(probe_rules):
     probe_rules(_probe_adjoint, _probe_tangent_off_by_1e5)
     with pytest.raises(AssertionError, match="disagree"):
         check_forward_reverse(_uses_probe, (np.linspace(0.1, 0.9, 3),))
+
+
+# Second derivatives, on a subset of rows: srcad's derivative functions, differentiated by finite
+# differences, must match second-order finite differences of the function (see srcad/checking.py).
+
+ORDER2_IDS = [
+    "op.mul-(2,3)x(2,3)", "op.truediv-(3,1)x(1,4)", "op.pow-(3,)x(3,)", "np.exp-(3,)", "np.log1p-(2,3)",
+    "np.logaddexp-(5,)x(2,5)", "np.sqrt-(3,)", "np.arctan2-(3,)x(3,)", "np.tanh-(2,3)", "np.arcsin-(3,)",
+    "math.sin-float", "math.log-base-float", "np.sum-axis1-(3,4)", "np.prod-axis1-(2,3)",
+    "np.var-axis0-ddof-(3,2)", "np.std-(2,3)", "np.cumprod-(4,)", "np.linalg.norm-(2,3)",
+    "op.matmul-(2,3)x(3,4)", "np.einsum-three-(2,3)x(3,4)x(4,)", "np.tensordot-pairs-(2,3,4)x(3,4,2)",
+    "np.kron-(2,2)x(2,3)", "np.linalg.inv-(3,3)", "np.linalg.solve-(3,3)x(3,)", "np.linalg.det-(3,3)",
+    "np.linalg.slogdet-(3,3)", "np.linalg.cholesky-(3,3)", "np.linalg.eigh-values-(3,3)",
+    "np.linalg.svd-values-only-(3,2)", "np.linalg.pinv-(3,2)", "np.concatenate-(2,)x(3,)",
+    "np.pad-constant-values-(3,)xfloat", "op.getitem-fancy-repeated-(3,2)", "np.array-nested-floatxfloat",
+    "special.softmax-axis1-(2,3)", "special.log_softmax-(3,)", "special.logsumexp-weights-(3,)x(3,)",
+    "special.expit-(3,)", "special.xlogy-(3,)x(3,)",
+]
+
+
+def _order2_cases():
+    by_id = {case.id: case for case in CASES}
+    wanted = [i for i in ORDER2_IDS if special_installed() or not i.startswith("special.")]
+    missing = [i for i in wanted if i not in by_id]
+    assert not missing, f"ORDER2_IDS names cases that do not exist: {missing}"
+    return [by_id[i] for i in wanted]
+
+
+def special_installed() -> bool:
+    from specs import special
+    return special is not None
+
+
+@pytest.mark.parametrize("case", _order2_cases(), ids=lambda case: case.id)
+def test_second_order(case):
+    srcad.check_grads(case.function, case.inputs(), order=2, trials=1)

@@ -1,6 +1,6 @@
 """Transformation: remove copies between generated names.
 
-Contract: a statement ``a = b`` between plain names is removed, and later
+Contract: in every block, a statement ``a = b`` between plain names is removed, and later
 reads of ``a`` read ``b``, when ``a`` is assigned only there, is not a
 parameter, is not a name from the user's own function, and is not the
 derivative of a parameter, and ``b`` is never written after it (neither
@@ -19,6 +19,16 @@ import gast
 
 from .. import syntax
 from . import Transformation
+
+
+def _load_counts(statements) -> Counter:
+    """How often each name is read in ``statements``."""
+    reads = Counter()
+    for stmt in statements:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+                reads[node.id] += 1
+    return reads
 
 
 def _written(stmt):
@@ -43,17 +53,19 @@ class PropagateCopies(Transformation):
 
     def transform(self, unit):
         tree = unit.tree
-        protected = set(unit.facts.get("resolve", ()))
-        protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
-        protected |= {unit.namer.derivative(name) for name in unit.wrt}
-        body = tree.body
-        counts = Counter(name for stmt in syntax.iter_statements(body) for name in _written(stmt))
-        reads = Counter()
-        for stmt in body:
-            for node in gast.walk(stmt):
-                if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
-                    reads[node.id] += 1
+        self.protected = set(unit.facts.get("resolve", ()))
+        self.protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
+        self.protected |= {unit.namer.derivative(name) for name in unit.wrt}
+        self.counts = Counter(name for stmt in syntax.iter_statements(tree.body) for name in _written(stmt))
+        self.reads = _load_counts(tree.body)
+        return self._block(tree.body, top=True)
+
+    def _block(self, body, top) -> bool:
         changed = False
+        for stmt in body:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    changed |= self._block(getattr(stmt, field), top=False)
         index = 0
         while index < len(body):
             stmt = body[index]
@@ -64,16 +76,18 @@ class PropagateCopies(Transformation):
                     and isinstance(stmt.value, gast.Name) and not syntax.annotation(stmt, "primal")):
                 target, source = stmt.targets[0].id, stmt.value.id
                 later = body[index + 1:]
-                if (source not in protected and counts[source] == 1 and reads[source] == 1
-                        and counts[target] == 1 and index > 0 and source in _written(body[index - 1])
+                if (source not in self.protected and self.counts[source] == 1 and self.reads[source] == 1
+                        and self.counts[target] == 1 and index > 0 and source in _written(body[index - 1])
                         and target not in syntax.names_in(body[index - 1])):
                     # `t = e` then `dx = t`, t read nowhere else: name the value dx at once
                     syntax.rename(body[index - 1], {source: target})
                     del body[index]
                     changed = True
                     continue
-                if (target not in protected and counts[target] == 1
-                        and not any(source in _written(s) for s in later)):
+                # inside a branch or loop, every read of the copy must follow it in this block
+                local = top or _load_counts(later)[target] == self.reads[target]
+                if (target not in self.protected and self.counts[target] == 1 and local
+                        and not any(source in _written(s) for s in syntax.iter_statements(later))):
                     for following in later:
                         syntax.rename(following, {target: source})
                     del body[index]

@@ -14,6 +14,7 @@ Example: ``dy = unbroadcast(dz * 2 * y ** 1, y)`` becomes ``dy = dz * 2 * y``.
 from __future__ import annotations
 
 from collections import Counter
+from typing import Dict
 
 import gast
 
@@ -92,22 +93,33 @@ class Simplify(Transformation):
         counts.update(parameters)
         # A reassigned name (a loop-carried value) is assumed to keep its shape; the assumption is
         # dropped for any name one of whose assignments does not provably keep it, until none fails.
-        steady = {n for n, c in counts.items() if c > 1 and n not in derivative_of}
+        steady = {n: n for n, c in counts.items() if c > 1 and n not in derivative_of}
         int_names = range_indices(tree.body)
-        while True:
-            shapes = ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of, int_names)
-            broken = self._block(tree.body, None, shapes, mutated, counts, steady)
-            if not broken:
+        for _ in range(4 * len(steady) + 2):
+            shapes = self._table(parameters, steady, unit, derivative_of, int_names)
+            seen: Dict[str, set] = {}
+            self._block(tree.body, None, shapes, mutated, counts, seen)
+            # a name all of whose assignments agree on one shape keeps that shape
+            revised = {n: next(iter(seen[n])) for n in steady if len(seen.get(n, ())) == 1
+                       and next(iter(seen[n])) is not None}
+            if revised == steady:
                 break
-            steady -= broken
-        rewrite = _Rewrite(ShapeTable(parameters + sorted(steady), unit.bindings.objects, derivative_of,
-                                      int_names))
-        self._block(tree.body, rewrite, rewrite.shapes, mutated, counts, steady)
+            steady = revised
+        rewrite = _Rewrite(self._table(parameters, steady, unit, derivative_of, int_names))
+        self._block(tree.body, rewrite, rewrite.shapes, mutated, counts, {})
         return rewrite.changed
 
-    def _block(self, block, rewrite, shapes, mutated, counts, steady):
-        """Walk ``block`` recording shapes (rewriting when ``rewrite`` is given); names whose shape broke."""
-        broken = set()
+    @staticmethod
+    def _table(parameters, steady, unit, derivative_of, int_names):
+        shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names)
+        shapes.tokens.update(steady)
+        return shapes
+
+    def _block(self, block, rewrite, shapes, mutated, counts, seen):
+        """Walk ``block`` recording shapes (rewriting when ``rewrite`` is given).
+
+        ``seen`` collects, per reassigned name, the shape tokens its assignments produce.
+        """
         for stmt in block:
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 target = stmt.targets[0].id
@@ -125,16 +137,15 @@ class Simplify(Transformation):
                     pass                  # a tape pop restores an earlier value of the same name
                 elif counts[target] == 1:   # a name assigned once: its shape relation holds
                     shapes.record(target, stmt.value)
-                elif target in steady and shapes.of(stmt.value) != target:
-                    broken.add(target)
+                else:
+                    seen.setdefault(target, set()).add(shapes.of(stmt.value))
             elif isinstance(stmt, (gast.If, gast.For, gast.While)):
                 if rewrite is not None and not isinstance(stmt, gast.For):
                     stmt.test = rewrite.visit(stmt.test)
-                broken |= self._block(stmt.body, rewrite, shapes, mutated, counts, steady)
-                broken |= self._block(stmt.orelse, rewrite, shapes, mutated, counts, steady)
+                self._block(stmt.body, rewrite, shapes, mutated, counts, seen)
+                self._block(stmt.orelse, rewrite, shapes, mutated, counts, seen)
             elif rewrite is not None:
                 rewrite.visit(stmt)
-        return broken
 
 
 def _mutated_in_place(body):

@@ -1,0 +1,139 @@
+"""Rules for piecewise functions: abs, maximum/minimum, fmax/fmin, clip, where, mod.
+
+Binary rules reduce each operand's gradient to its shape with ``unbroadcast``.
+
+Choices at kinks (where the derivative is undefined, srcad picks one value
+of the subdifferential and always the same one, in both modes):
+
+- ``abs(x)`` (``np.abs``, ``np.absolute``, ``np.fabs``, builtin ``abs``):
+  derivative ``sign(x)``, so 0 at ``x == 0``.
+- ``np.maximum(x, y)``/``np.minimum(x, y)``: where ``x == y`` each operand
+  gets half the gradient.  ``np.fmax``/``np.fmin`` do the same, and a NaN
+  operand gets nothing (the other is taken).
+- ``np.clip(a, lo, hi)``: the gradient goes to ``a`` on the closed interval
+  ``lo <= a <= hi`` (bounds included) and to the bound outside it.
+- ``np.mod``/``np.remainder``/``%`` and ``np.fmod``: derivative 1 with respect
+  to ``x`` and ``-floor(x / y)`` (``-trunc(x / y)`` for fmod) with respect to
+  ``y``, the one-sided value at the jumps.
+- ``np.where(c, x, y)``: the condition carries no derivative.
+- ``np.copysign(x, y)``: derivative ``sign(x) sign(z)`` with respect to ``x``
+  (``z`` the result: its sign is ``y``'s; 0 at ``x == 0``), 0 with respect to
+  ``y``.
+"""
+import operator
+
+import numpy as np
+
+from srcad.runtime import (broadcast_like, clip_share, fmax_share, fmin_share, maximum_share,
+                           unbroadcast)
+from srcad.templates import adjoint, d, tangent
+
+
+@adjoint(np.abs, np.absolute, np.fabs, abs)
+def abs_adjoint(y, x):
+    d[x] = d[y] * np.sign(x)
+
+
+@tangent(np.abs, np.absolute, np.fabs, abs)
+def abs_tangent(y, x):
+    d[y] = d[x] * np.sign(x)
+
+
+@adjoint(np.maximum)
+def maximum_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z] * maximum_share(x, y), x)
+    d[y] = unbroadcast(d[z] * maximum_share(y, x), y)
+
+
+@tangent(np.maximum)
+def maximum_tangent(z, x, y):
+    d[z] = d[x] * maximum_share(x, y) + d[y] * maximum_share(y, x)
+
+
+@adjoint(np.minimum)
+def minimum_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z] * maximum_share(y, x), x)
+    d[y] = unbroadcast(d[z] * maximum_share(x, y), y)
+
+
+@tangent(np.minimum)
+def minimum_tangent(z, x, y):
+    d[z] = d[x] * maximum_share(y, x) + d[y] * maximum_share(x, y)
+
+
+@adjoint(np.fmax)
+def fmax_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z] * fmax_share(x, y), x)
+    d[y] = unbroadcast(d[z] * fmax_share(y, x), y)
+
+
+@tangent(np.fmax)
+def fmax_tangent(z, x, y):
+    d[z] = d[x] * fmax_share(x, y) + d[y] * fmax_share(y, x)
+
+
+@adjoint(np.fmin)
+def fmin_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z] * fmin_share(x, y), x)
+    d[y] = unbroadcast(d[z] * fmin_share(y, x), y)
+
+
+@tangent(np.fmin)
+def fmin_tangent(z, x, y):
+    d[z] = d[x] * fmin_share(x, y) + d[y] * fmin_share(y, x)
+
+
+@adjoint(np.clip)
+def clip_adjoint(y, a, a_min=None, a_max=None, out=None):
+    d[a] = unbroadcast(d[y] * clip_share(a, a_min, a_max), a)
+    d[a_min] = unbroadcast(d[y] * (a < a_min), a_min)
+    d[a_max] = unbroadcast(d[y] * (a > a_max), a_max)
+
+
+@tangent(np.clip)
+def clip_tangent(y, a, a_min=None, a_max=None, out=None):
+    d[y] = broadcast_like(d[a] * clip_share(a, a_min, a_max) + d[a_min] * (a < a_min)
+                          + d[a_max] * (a > a_max), y)
+
+
+@adjoint(np.where)
+def where_adjoint(z, condition, x, y):
+    d[x] = unbroadcast(np.where(condition, d[z], 0.0), x)
+    d[y] = unbroadcast(np.where(condition, 0.0, d[z]), y)
+
+
+@tangent(np.where)
+def where_tangent(z, condition, x, y):
+    d[z] = broadcast_like(np.where(condition, d[x], 0.0) + np.where(condition, 0.0, d[y]), z)
+
+
+@adjoint(operator.mod, np.remainder)
+def mod_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = unbroadcast(-d[z] * np.floor_divide(x, y), y)
+
+
+@tangent(operator.mod, np.remainder)
+def mod_tangent(z, x, y):
+    d[z] = broadcast_like(d[x] - d[y] * np.floor_divide(x, y), z)
+
+
+@adjoint(np.fmod)
+def fmod_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = unbroadcast(-d[z] * np.trunc(x / y), y)
+
+
+@tangent(np.fmod)
+def fmod_tangent(z, x, y):
+    d[z] = broadcast_like(d[x] - d[y] * np.trunc(x / y), z)
+
+
+@adjoint(np.copysign)
+def copysign_adjoint(z, x, y):
+    d[x] = unbroadcast(d[z] * np.sign(x) * np.sign(z), x)
+
+
+@tangent(np.copysign)
+def copysign_tangent(z, x, y):
+    d[z] = broadcast_like(d[x] * np.sign(x) * np.sign(z), z)
