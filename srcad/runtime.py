@@ -69,11 +69,13 @@ def reduced_count(like, axis=None):
 
 
 def zeros_like(value):
-    """A zero derivative shaped like ``value``: an array, a float, or a list/tuple of them."""
+    """A zero derivative shaped like ``value``: an array, a float, or a list/tuple/dict of them."""
     if isinstance(value, np.ndarray):
         return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind in "fc" else float)
     if isinstance(value, (list, tuple)):
         return [zeros_like(item) for item in value]
+    if isinstance(value, dict):
+        return {key: zeros_like(item) for key, item in value.items()}
     if isinstance(value, (np.floating, np.complexfloating)):
         return value.dtype.type(0)
     return 0.0
@@ -87,7 +89,7 @@ def _basic_index(index) -> bool:
 
 def add_at(target, index, grad):
     """``target[index] += grad`` that also adds repeated fancy indices; ``target`` is owned."""
-    if isinstance(target, list):
+    if isinstance(target, (list, dict)):
         target[index] = target[index] + grad
     elif _basic_index(index):
         target[index] += grad

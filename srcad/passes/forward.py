@@ -189,15 +189,19 @@ class ForwardMode(Transformation):
             return []
         if isinstance(value, gast.Name):
             return self._define(target, self._read(value))
-        if isinstance(value, (gast.Tuple, gast.List)):
+        if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self._tuple(target, value)
         template_body = self.rules.rule_statements(stmt, syntax.name(target))
         return self._resolve(template_body, target)
 
     def _tuple(self, target, value) -> List:
-        elements = [self._read(elt) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(elt)])
-                    for elt in value.elts]
-        return self._define(target, type(value)(elts=elements, ctx=gast.Load()))
+        """A tuple, list or dict literal: its tangent holds the elements' tangents."""
+        elements = value.values if isinstance(value, gast.Dict) else value.elts
+        tangents = [self._read(elt) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(elt)])
+                    for elt in elements]
+        if isinstance(value, gast.Dict):
+            return self._define(target, gast.Dict(keys=[syntax.clone(k) for k in value.keys], values=tangents))
+        return self._define(target, type(value)(elts=tangents, ctx=gast.Load()))
 
     # resolving d[...] ------------------------------------------------------
     def _resolve(self, template_body, target) -> List:

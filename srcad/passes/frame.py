@@ -142,8 +142,8 @@ def is_fresh(value, objects=None) -> bool:
 
 def constant_index(index, int_names=frozenset()) -> bool:
     """An index that is never fancy: ints, slices, ``None``, ``...``, and ``int_names`` (loop indices)."""
-    if isinstance(index, gast.Constant):
-        return index.value is None or index.value is Ellipsis or isinstance(index.value, int)
+    if isinstance(index, gast.Constant):   # a string is a dict key: plain indexing too
+        return index.value is None or index.value is Ellipsis or isinstance(index.value, (int, str))
     if isinstance(index, gast.Name):
         return index.id in int_names
     if isinstance(index, gast.Slice):

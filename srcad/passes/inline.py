@@ -6,9 +6,10 @@ parameters bound to the arguments, its own local names made fresh, and its
 result in a new variable.  g may read f's variables (a closure), which then
 carry derivatives exactly as if the code had been written inline.  Calls may
 stand in assignments, expression statements, returns and ``if`` tests.
-Using g other than by calling it, passing keyword arguments g does not
-declare, recursion, and a call in a ``while`` test are errors with a
-suggestion.
+A body that returns from inside a loop runs as one pass of a loop that
+every return leaves (``break``, with a flag for inner loops).  Using g other
+than by calling it, passing keyword arguments g does not declare, recursion,
+and a call in a ``while`` test are errors with a suggestion.
 
 Example: ``sq = lambda v: v * v`` then ``y = sq(x) + 1`` becomes
 ``v = x``, ``sq_result = v * v``, ``y = sq_result + 1``.
@@ -16,6 +17,8 @@ Example: ``sq = lambda v: v * v`` then ``y = sq(x) + 1`` becomes
 from __future__ import annotations
 
 from typing import Dict, List
+
+import builtins
 
 import gast
 
@@ -159,13 +162,46 @@ def _returns_to_result(unit, body, result, definition) -> List:
                 if not rest and (body_returns or else_returns):
                     return out
                 continue
-            if isinstance(stmt, (gast.For, gast.While)) and any(
-                    isinstance(s, gast.Return) for s in syntax.iter_statements(stmt.body)):
-                raise unit.error(stmt, UnsupportedSyntaxError, f"a return inside a loop of the local function "
-                                 f"{definition.name}", "define the function at module level")
             out.append(stmt)
         return out
+    if any(isinstance(s, (gast.For, gast.While)) and any(isinstance(r, gast.Return)
+                                                         for r in syntax.iter_statements(s.body))
+           for s in syntax.iter_statements(body)):
+        return _returns_through_loops(unit, body, result)
     return lower(body)
+
+
+def _returns_through_loops(unit, body, result) -> List:
+    """A body returning from inside loops, run as one pass of a loop that every return leaves."""
+    flag = unit.namer.fresh("returned")
+
+    def convert(block) -> List:
+        out = []
+        for stmt in block:
+            if isinstance(stmt, gast.Return):
+                value = stmt.value if stmt.value is not None else syntax.constant(None)
+                out += [syntax.set_location(s, stmt.lineno) for s in (
+                    syntax.assign(result, value), syntax.assign(flag, syntax.constant(True)), gast.Break())]
+                return out
+            if isinstance(stmt, gast.If):
+                stmt.body, stmt.orelse = convert(stmt.body), convert(stmt.orelse)
+            elif isinstance(stmt, (gast.For, gast.While)):
+                returns = any(isinstance(r, gast.Return) for r in syntax.iter_statements(stmt.body))
+                stmt.body = convert(stmt.body)
+                if returns:   # leave the enclosing loop too
+                    out.append(stmt)
+                    stmt = syntax.set_location(gast.If(test=syntax.name(flag), body=[gast.Break()], orelse=[]),
+                                               stmt.lineno)
+            out.append(stmt)
+        return out
+
+    once = syntax.call("range", [syntax.constant(1)])
+    syntax.annotate(once.func, "ref", builtins.range)
+    lineno = getattr(body[0], "lineno", None) if body else None
+    wrapper = gast.For(target=syntax.store(unit.namer.fresh("once")), iter=once, body=convert(body), orelse=[],
+                       type_comment=None)
+    return [syntax.set_location(syntax.assign(flag, syntax.constant(False)), lineno),
+            syntax.set_location(wrapper, lineno)]
 
 
 def _ends_in_return(block) -> bool:

@@ -244,6 +244,11 @@ class Normalize(Transformation):
             return self._if_expression(node)
         if isinstance(node, (gast.Tuple, gast.List)):
             return type(node)(elts=[self._atom(elt) for elt in node.elts], ctx=gast.Load())
+        if isinstance(node, gast.Dict):
+            if not all(isinstance(key, gast.Constant) for key in node.keys):
+                raise self.unit.error(node, UnsupportedSyntaxError, "a dict literal with computed keys",
+                                      "use constant keys")
+            return gast.Dict(keys=node.keys, values=[self._atom(value) for value in node.values])
         if isinstance(node, gast.Subscript):
             return gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
                                   ctx=gast.Load())

@@ -216,13 +216,18 @@ class ReverseMode(Transformation):
             return self._accumulate(value, output_adjoint)
         if isinstance(value, (gast.Tuple, gast.List)):
             return self._tuple(value, output_adjoint.id)
+        if isinstance(value, gast.Dict):
+            return self._tuple(value, output_adjoint.id)
         template_body = self.rules.rule_statements(stmt, syntax.name(target))
         return self._resolve(template_body, target)
 
     def _tuple(self, value, adjoint_name) -> List:
+        """A tuple, list or dict literal: each element takes its entry of the container's adjoint."""
+        keyed = (zip(value.keys, value.values) if isinstance(value, gast.Dict)
+                 else ((syntax.constant(i), elt) for i, elt in enumerate(value.elts)))
         statements = []
-        for index, element in enumerate(value.elts):
-            read = gast.Subscript(value=syntax.name(adjoint_name), slice=syntax.constant(index), ctx=gast.Load())
+        for key, element in keyed:
+            read = gast.Subscript(value=syntax.name(adjoint_name), slice=syntax.clone(key), ctx=gast.Load())
             statements += self._accumulate(element, read)
         return statements
 
