@@ -24,14 +24,25 @@ import numpy as np
 from .errors import SeedError
 
 
+_SCALARS = frozenset({float, int, np.float64, np.float32, np.int64})
+
+
 def unbroadcast(grad, like):
     """Sum ``grad`` over the axes NumPy broadcasting added to ``like``'s shape.
 
     Returns ``grad`` itself when the shapes already match, else a new array.
     """
-    shape = np.shape(like)
-    if np.shape(grad) == shape:
+    like_class, grad_class = like.__class__, grad.__class__
+    if like_class in _SCALARS and grad_class in _SCALARS:   # the common scalar case, without np.shape
         return grad
+    if like_class is np.ndarray and grad_class is np.ndarray:
+        shape = like.shape
+        if grad.shape == shape:
+            return grad
+    else:
+        shape = np.shape(like)
+        if np.shape(grad) == shape:
+            return grad
     grad = np.asarray(grad)
     extra = grad.ndim - len(shape)
     if extra > 0:

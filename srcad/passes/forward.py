@@ -131,7 +131,7 @@ class ForwardMode(Transformation):
         code = []
         for name in sorted(written & bound):
             if self.activity.is_active(syntax.name(name)):
-                if name in self.zero:
+                if name in self.zero or not self._has_tangent(name):   # zero so far: give it a variable
                     code.append(self._zeros(name))
                     self.zero.discard(name)
                 self.materialized.add(name)

@@ -13,6 +13,7 @@ Example: ``dy = unbroadcast(dz * 2 * y ** 1, y)`` becomes ``dy = dz * 2 * y``.
 """
 from __future__ import annotations
 
+import math
 from collections import Counter
 from typing import Dict
 
@@ -21,7 +22,7 @@ import gast
 from .. import runtime, syntax
 from ..syntax import annotation
 from .frame import PAIR, is_fresh, range_indices
-from .shapes import ShapeTable, callee_object
+from .shapes import SCALAR, ShapeTable, callee_object
 from . import Transformation
 
 
@@ -113,6 +114,15 @@ class Simplify(Transformation):
     def _table(parameters, steady, unit, derivative_of, int_names):
         shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names)
         shapes.tokens.update(steady)
+        # a parameter passed to a math-module function is a scalar
+        for node in gast.walk(unit.tree):
+            if isinstance(node, gast.Call) and node.args:
+                function = callee_object(node.func, unit.bindings.objects)
+                if getattr(function, "__module__", None) == "math" or (
+                        getattr(function, "__self__", None) is math):
+                    for arg in node.args:
+                        if isinstance(arg, gast.Name) and arg.id in parameters and arg.id not in steady:
+                            shapes.tokens[arg.id] = SCALAR
         return shapes
 
     def _block(self, block, rewrite, shapes, mutated, counts, seen):

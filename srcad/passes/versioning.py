@@ -49,6 +49,7 @@ class Versioning(Transformation):
                     defined.add(original)
             else:
                 syntax.rename(stmt, {k: v for k, v in current.items() if k not in compound_targets})
+        self.compound_targets = compound_targets
         return self._split_self_updates(unit, tree.body, top=True) or changed
 
     def _split_self_updates(self, unit, block, top) -> bool:
@@ -60,7 +61,9 @@ class Versioning(Transformation):
             for field in ("body", "orelse"):
                 if isinstance(stmt, (gast.If, gast.For, gast.While)):
                     changed |= self._split_self_updates(unit, getattr(stmt, field), top=False)
-            if (not top and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+            # (at top level only names a loop or branch also assigns keep their name and need the split)
+            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and (not top or stmt.targets[0].id in self.compound_targets)
                     and stmt.targets[0].id in syntax.loaded_names(stmt.value)):
                 original = stmt.targets[0].id
                 version = unit.namer.fresh(original)
