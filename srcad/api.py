@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import inspect
 import weakref
+
+import numpy as np
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
 from . import cache, loader
@@ -111,6 +113,8 @@ class Derivative:
         self.requested_wrt = wrt
         self.options = dict(options, tuple_result=self.as_tuple)
         self._compiled: Optional[Callable] = None
+        # None: build on the first all-scalar call; False: never (this is that variant, or a method)
+        self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
         self._version = -1
         self._watched: Tuple = ()
         self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
@@ -119,7 +123,17 @@ class Derivative:
     def __call__(self, *args, **kwargs):
         if self._version != REGISTRY.version or self._watched and self._scope_changed():
             self._load()
+        if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
+            return self._scalar_call(*args)
         return self._compiled(*args, **kwargs)
+
+    def _scalar_call(self, *args):
+        """All arguments are scalars: use the variant generated knowing it (no broadcasting helpers)."""
+        if self._scalar_variant is None:
+            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
+            self._scalar_variant = Derivative(self.func, self.requested_wrt, self.mode,
+                                              dict(options, scalar_params=True))
+        return self._scalar_variant(*args)
 
     @property
     def parameters(self) -> Tuple[str, ...]:
@@ -163,6 +177,16 @@ class Derivative:
         self._watched = tuple((None, n, loader.scope_value(self.func, n, fallback)) for n in injected)
         self._compiled = function
         self._version = version
+
+
+_SCALAR_TYPES = frozenset({float, int, np.float64, np.float32})
+
+
+def _all_scalars(args) -> bool:
+    for arg in args:
+        if arg.__class__ not in _SCALAR_TYPES:
+            return False
+    return True
 
 
 def _bind(function, obj):

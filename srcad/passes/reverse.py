@@ -239,7 +239,7 @@ class ReverseMode(Transformation):
             return []
         adjoint = self.unit.namer.derivative(array)
         element = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Load())
-        copied = syntax.call(f"{self.frame.numpy}.copy", [element])
+        copied = syntax.call(self.frame.helper("copied"), [element])   # a view would see the zeroing
         value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])
         self.aliased_from = {}
         code = self._accumulate(stmt.value, value) if isinstance(stmt.value, gast.Name) else []

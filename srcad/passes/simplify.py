@@ -114,6 +114,8 @@ class Simplify(Transformation):
     def _table(parameters, steady, unit, derivative_of, int_names):
         shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names)
         shapes.tokens.update(steady)
+        if unit.options.get("scalar_params"):   # a variant for calls whose arguments are all scalars
+            shapes.tokens.update({name: SCALAR for name in parameters})
         # a parameter passed to a math-module function is a scalar
         for node in gast.walk(unit.tree):
             if isinstance(node, gast.Call) and node.args:
