@@ -115,6 +115,8 @@ class Derivative:
         self._compiled: Optional[Callable] = None
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
         self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
+        self._scalar_function: Optional[Callable] = None
+        self._scalar_version = -1
         self._version = -1
         self._watched: Tuple = ()
         self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
@@ -124,16 +126,21 @@ class Derivative:
         if self._version != REGISTRY.version or self._watched and self._scope_changed():
             self._load()
         if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
-            return self._scalar_call(*args)
+            function = self._scalar_function
+            if function is None or self._scalar_version != self._version:
+                function = self._load_scalar_variant()
+            return function(*args)
         return self._compiled(*args, **kwargs)
 
-    def _scalar_call(self, *args):
-        """All arguments are scalars: use the variant generated knowing it (no broadcasting helpers)."""
+    def _load_scalar_variant(self):
+        """All arguments are scalars: the variant generated knowing it (no broadcasting helpers)."""
         if self._scalar_variant is None:
             options = {k: v for k, v in self.options.items() if k != "tuple_result"}
             self._scalar_variant = Derivative(self.func, self.requested_wrt, self.mode,
                                               dict(options, scalar_params=True))
-        return self._scalar_variant(*args)
+        self._scalar_variant._load()
+        self._scalar_function, self._scalar_version = self._scalar_variant._compiled, self._version
+        return self._scalar_function
 
     @property
     def parameters(self) -> Tuple[str, ...]:
