@@ -274,12 +274,13 @@ def _prune(node):
             return None
         node.left, node.right = left, right
         return node
-    if isinstance(node, gast.UnaryOp):
-        operand = _prune(node.operand)
-        if operand is None:
-            return None
-        node.operand = operand
-        return node
+    for node_type, field in ((gast.UnaryOp, "operand"), (gast.Subscript, "value")):
+        if isinstance(node, node_type):   # -t, t[i]: zero exactly when t is
+            child = _prune(getattr(node, field))
+            if child is None:
+                return None
+            setattr(node, field, child)
+            return node
     if isinstance(node, gast.Call):
         args = [_prune(arg) for arg in node.args]
         keywords = [(kw, _prune(kw.value)) for kw in node.keywords]
@@ -288,12 +289,6 @@ def _prune(node):
         node.args = args
         for kw, value in keywords:
             kw.value = value
-        return node
-    if isinstance(node, gast.Subscript):
-        value = _prune(node.value)
-        if value is None:
-            return None
-        node.value = value
         return node
     if isinstance(node, (gast.Tuple, gast.List)):
         node.elts = [_prune(elt) for elt in node.elts]
