@@ -119,7 +119,10 @@ class ActivityAnalysis(Analysis):
         useful = set()
         for stmt in syntax.iter_statements(body):
             if isinstance(stmt, gast.Return):
-                useful |= syntax.loaded_names(stmt.value)
+                value = stmt.value
+                if unit.options.get("has_aux") and isinstance(value, gast.Tuple) and value.elts:
+                    value = value.elts[0]   # (output, aux): only the output is differentiated
+                useful |= syntax.loaded_names(value)
         changed = True
         while changed:
             changed = False

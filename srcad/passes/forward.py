@@ -33,7 +33,7 @@ from .activity import carries_derivative
 from .blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import forward_statement, is_user_call
-from .frame import Frame, is_fresh, split_return
+from .frame import Frame, is_fresh, split_output, split_return, with_extras
 from .normalize import is_static
 from . import Transformation
 
@@ -54,12 +54,14 @@ class ForwardMode(Transformation):
         self.owned: Set[str] = set()         # tangents holding arrays only we hold
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
+        returned, aux = split_output(unit, returned)
         copies = self.frame.copy_stored_parameters(body)
         copies += [syntax.assign(self.unit.namer.derivative(s.targets[0].id),
                                  syntax.call(self.frame.helper("copied"),
                                              [syntax.name(self.unit.namer.derivative(s.targets[0].id))]))
                    for s in copies if s.targets[0].id in unit.wrt]
-        new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt)) + [self._return(returned)]
+        new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt))
+        new_body.append(gast.Return(value=with_extras(unit, self._return(returned).value, returned, aux)))
         unit.tree = self.frame.forward_signature(tree, new_body)
         unit.facts["forward"] = {"tangents": [self.unit.namer.derivative(p) for p in unit.wrt]}
         return True
@@ -172,8 +174,6 @@ class ForwardMode(Transformation):
             tangent = gast.Tuple(elts=[self._tangent_of(elt) for elt in value.elts], ctx=gast.Load())
         else:
             tangent = self._tangent_of(value)
-        if self.unit.options.get("with_value"):
-            tangent = gast.Tuple(elts=[syntax.clone(value), tangent], ctx=gast.Load())
         return gast.Return(value=tangent)
 
     def _tangent_of(self, atom):

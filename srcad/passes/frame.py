@@ -81,6 +81,7 @@ class Frame:
                                 type_comment=None, type_params=[])
 
     def gradients(self, state: Dict[str, bool]):
+        """The gradient of each wrt entry (one value, or a tuple)."""
         values = []
         for param in self.unit.wrt:
             adjoint = syntax.name(self.unit.namer.derivative(param))
@@ -91,8 +92,8 @@ class Frame:
             else:
                 values.append(syntax.call(self.helper("copied"), [adjoint]))
         if len(values) == 1 and not self.unit.options.get("tuple_result"):
-            return gast.Return(value=values[0])
-        return gast.Return(value=gast.Tuple(elts=values, ctx=gast.Load()))
+            return values[0]
+        return gast.Tuple(elts=values, ctx=gast.Load())
 
     def copy_stored_parameters(self, body) -> List:
         stored = sorted({target_name(s.targets[0]) for s in syntax.iter_statements(body) if is_store(s)}
@@ -166,6 +167,29 @@ def range_indices(body):
     reassigned = {s.targets[0].id for s in syntax.iter_statements(body)
                   if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
     return frozenset(targets - reassigned)
+
+
+def split_output(unit, returned):
+    """(the differentiated output, the aux value or None), following the ``has_aux`` option."""
+    if not unit.options.get("has_aux"):
+        return returned, None
+    if not (isinstance(returned, gast.Tuple) and len(returned.elts) == 2):
+        raise unit.error(returned, SrcadError, "has_aux=True needs f to return a pair (output, aux)",
+                         "return `out, aux`, or drop has_aux")
+    output, aux = returned.elts
+    output.lineno = aux.lineno = returned.lineno
+    return output, aux
+
+
+def with_extras(unit, derivative_value, output, aux):
+    """The returned value: the derivative, with ``(output, ...)`` and ``aux`` as the options ask."""
+    if unit.options.get("with_value"):
+        shown = output if aux is None else gast.Tuple(elts=[syntax.clone(output), syntax.clone(aux)],
+                                                      ctx=gast.Load())
+        derivative_value = gast.Tuple(elts=[syntax.clone(shown), derivative_value], ctx=gast.Load())
+    elif aux is not None:
+        derivative_value = gast.Tuple(elts=[derivative_value, syntax.clone(aux)], ctx=gast.Load())
+    return derivative_value
 
 
 def split_return(unit, body):

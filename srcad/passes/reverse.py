@@ -46,7 +46,7 @@ from .activity import carries_derivative, differentiable_operands
 from ..containers import add_lists
 from .blocks import definitely_bound, has_break, is_append, is_store, list_names, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
-from .frame import Frame, constant_index, is_fresh, range_indices, split_return
+from .frame import Frame, constant_index, is_fresh, range_indices, split_output, split_return, with_extras
 from .normalize import is_static
 from . import Transformation
 
@@ -70,6 +70,7 @@ class ReverseMode(Transformation):
         self.checkpoint_pairs: Dict[int, List] = {}   # id(primal block) -> [(name, pair)]
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
+        returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
         self.int_names = range_indices(body)
         params = self.frame.parameters
@@ -84,7 +85,8 @@ class ReverseMode(Transformation):
         check = syntax.assign(seed, syntax.call(self.frame.helper("check_seed"),
                                                 [syntax.clone(returned), syntax.name(seed)]))
         tape_init = [syntax.assign(self.tape, gast.List(elts=[], ctx=gast.Load()))] if self.pops else []
-        new_body = tape_init + forward + [check] + backward + [self.frame.gradients(self.state)]
+        new_body = tape_init + forward + [check] + backward + [
+            gast.Return(value=with_extras(unit, self.frame.gradients(self.state), returned, aux))]
         unit.tree = self.frame.reverse_signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
         unit.facts["reverse"] = {"seed": seed, "tape": self.tape}
         return True
