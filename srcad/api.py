@@ -110,7 +110,7 @@ class Derivative:
                 parsed = parse_function(self.func)
                 raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
                               "name each parameter explicitly", parsed.location(parsed.tree))
-            self.wrt, self.as_tuple = resolve_wrt(func, wrt)
+            self.wrt, self.as_tuple = resolve_wrt(func if inspect.ismethod(func) else self.func, wrt)
         self.mode = mode
         self.requested_wrt = wrt
         self.options = dict(options, tuple_result=self.as_tuple)
@@ -367,6 +367,46 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
     return jacobian_function
 
 
+def hessian(func: Callable, wrt: Union[int, str] = 0):
+    """The Hessian of scalar ``func`` with respect to one argument, forward over reverse.
+
+    It is the forward-mode Jacobian of srcad's own generated gradient, so its
+    shape is ``arg.shape + arg.shape``.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sum(x ** 3)
+        >>> srcad.hessian(f)(np.array([1.0, 2.0]))   # doctest: +SKIP
+        array([[ 6.,  0.],
+               [ 0., 12.]])
+    """
+    if isinstance(wrt, (tuple, list)):
+        raise WrtError("hessian takes one argument to differentiate with respect to; call it once per argument")
+    return jacobian(grad(func, wrt=wrt), wrt=wrt, mode="forward")
+
+
+def hvp(func: Callable, x, v):
+    """The Hessian of scalar one-argument ``func`` at ``x`` times ``v`` (forward over reverse).
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sum(x ** 3)
+        >>> srcad.hvp(f, np.array([1.0, 2.0]), np.array([1.0, 0.0]))   # doctest: +SKIP
+        array([6., 0.])
+    """
+    return _call_forward(_derivative(grad(func), 0, "forward", True), (x,), (v,))
+
+
+def _call_forward(derivative, args, tangents):
+    """Call a forward-mode derivative with its tangents by keyword (they may be keyword-only)."""
+    names = derivative.parameters[-len(tangents):]
+    return derivative(*args, **dict(zip(names, tangents)))
+
+
 def _jacobian_block(func, args, index, arg, out, mode):
     rows = np.zeros(out.shape + arg.shape)
     if mode == "forward":
@@ -374,7 +414,7 @@ def _jacobian_block(func, args, index, arg, out, mode):
         for position in np.ndindex(arg.shape):
             tangent = np.zeros(arg.shape)
             tangent[position] = 1.0
-            rows[(Ellipsis,) + position] = jvp_fn(*args, tangent if arg.ndim else float(tangent))
+            rows[(Ellipsis,) + position] = _call_forward(jvp_fn, args, (tangent if arg.ndim else float(tangent),))
     else:
         vjp_fn = _derivative(func, index, "reverse", True)
         for position in np.ndindex(out.shape):

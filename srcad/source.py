@@ -59,7 +59,11 @@ class ParsedFunction:
 
 
 def unwrap(func: Callable) -> Callable:
-    """The plain Python function behind methods, ``functools.wraps`` and partials."""
+    """The plain Python function behind methods, ``functools.wraps`` and srcad derivatives."""
+    if hasattr(func, "_load") and hasattr(func, "_compiled"):   # a srcad derivative: its generated function
+        if func._compiled is None:
+            func._load()
+        func = func._compiled
     func = inspect.unwrap(func)
     return getattr(func, "__func__", func)
 

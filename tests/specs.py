@@ -41,6 +41,7 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 
 import numpy as np
 
+from srcad import runtime
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -49,7 +50,7 @@ except ImportError:  # SciPy is optional: its rows are left out
     special = None
 
 ARGUMENTS = ("x", "y", "z")
-NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special}
+NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime}
 
 Shape = Union[Tuple[int, ...], type]
 
@@ -422,6 +423,14 @@ SPECS: List[Spec] = [
     Spec(np.copy, "np.copy(x)", [(), (2, 3)]),
     Spec(np.full, "np.full((2, 3), x)", [PYFLOAT, (), (3,)]),
     Spec(np.full_like, "np.full_like(y, x)", [(PYFLOAT, (2, 3)), ((), (3,))]),
+    # srcad's own runtime helpers (grad_templates/runtime_helpers.py): generated code calls them,
+    # so differentiating a derivative differentiates them -------------------------------------
+    Spec(runtime.check_seed, "runtime.check_seed(x * 2.0, x)", UNARY),
+    Spec(runtime.unbroadcast, "runtime.unbroadcast(x, y)", [((2, 3), (3,)), ((3,), (3,)), ((2, 3), ())]),
+    Spec(runtime.broadcast_like, "runtime.broadcast_like(x, y)", [((3,), (2, 3)), ((), (3,)), ((3,), (3,))]),
+    Spec(runtime.unreduce, "runtime.unreduce(x, y)", [((), (3,)), ((), (2, 3))]),
+    Spec(runtime.unreduce, "runtime.unreduce(x, y, axis=1)", [((2,), (2, 3))], tag="axis1"),
+    Spec(runtime.copied, "runtime.copied(x)", UNARY),
 ]
 
 if special is not None:

@@ -155,3 +155,73 @@ def test_has_aux_needs_a_pair():
 def test_jacobian_rejects_an_unknown_mode():
     with pytest.raises(srcad.SrcadError, match="not a jacobian mode"):
         srcad.jacobian(loss, mode="sideways")
+
+
+# --------------------------------------------------------------------------
+# higher order: the generated derivatives are themselves differentiable
+
+
+def quartic_mix(x):
+    return x ** 4 + np.sin(x) * np.exp(x) + np.log(x) * np.tanh(x)
+
+
+def quartic_mix_derivatives(x):
+    """The first four derivatives of quartic_mix, in closed form."""
+    s, c, e, t, lg = np.sin(x), np.cos(x), np.exp(x), np.tanh(x), np.log(x)
+    sech2 = 1.0 - t * t
+    # derivatives of tanh: t' = sech2, t'' = -2 t sech2, t''' = (6 t^2 - 2) sech2 ... written via sech2
+    t1, t2, t3, t4 = sech2, -2 * t * sech2, -2 * sech2 * (sech2 - 2 * t * t), 8 * t * sech2 * (2 * sech2 - t * t)
+    l1, l2, l3, l4 = 1 / x, -1 / x ** 2, 2 / x ** 3, -6 / x ** 4
+    def product(k, a, b):   # Leibniz rule for (a b)^(k) from lists of derivatives 0..k
+        from math import comb
+        return sum(comb(k, j) * a[j] * b[k - j] for j in range(k + 1))
+    sines = [s, c, -s, -c, s]
+    exps = [e] * 5
+    logs = [lg, l1, l2, l3, l4]
+    tanhs = [t, t1, t2, t3, t4]
+    powers = [x ** 4, 4 * x ** 3, 12 * x ** 2, 24 * x, 24.0]
+    return [powers[k] + product(k, sines, exps) + product(k, logs, tanhs) for k in range(1, 5)]
+
+
+@pytest.mark.parametrize("x", [0.4, 1.3])
+def test_fourth_order_derivatives_match_closed_forms(x):
+    derivative = quartic_mix
+    for order, expected in enumerate(quartic_mix_derivatives(x), start=1):
+        derivative = srcad.grad(derivative)
+        assert derivative(x) == pytest.approx(expected, rel=1e-9), f"order {order}"
+
+
+def polynomial(x):
+    return 3.0 * x ** 5 - 2.0 * x ** 3 + x
+
+
+def test_grad_of_forward_mode_code():
+    forward = srcad.autodiff(polynomial, mode="forward")      # f'(x) * t
+    second = srcad.grad(forward, wrt=0)                       # d/dx (f'(x) t) = f''(x) t
+    x, t = 0.7, 1.0
+    assert second(x, t) == pytest.approx(60.0 * x ** 3 - 12.0 * x, rel=1e-12)
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def rosenbrock_hessian(x):
+    n = x.shape[0]
+    h = np.zeros((n, n))
+    for i in range(n - 1):
+        h[i, i] += 1200.0 * x[i] ** 2 - 400.0 * x[i + 1] + 2.0
+        h[i + 1, i + 1] += 200.0
+        h[i, i + 1] -= 400.0 * x[i]
+        h[i + 1, i] -= 400.0 * x[i]
+    return h
+
+
+def test_hessian_of_50_dimensional_rosenbrock_is_the_analytic_one():
+    x = RNG.normal(size=50)
+    np.testing.assert_allclose(srcad.hessian(rosenbrock)(x), rosenbrock_hessian(x), rtol=1e-10, atol=1e-8)
+
+
+def test_hvp_is_the_hessian_times_a_vector():
+    x, v = RNG.normal(size=6), RNG.normal(size=6)
+    np.testing.assert_allclose(srcad.hvp(rosenbrock, x, v), rosenbrock_hessian(x) @ v, rtol=1e-10, atol=1e-8)

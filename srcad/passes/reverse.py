@@ -184,7 +184,9 @@ class ReverseMode(Transformation):
         if is_store(stmt):
             return self._store(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
-            code = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
+            # an adjoint nothing contributed to is zero: the statement then needs no adjoint code
+            target = stmt.targets[0]
+            code = self._statement(stmt) if self.activity.is_active(target) and target.id in self.state else []
             self.state.pop(stmt.targets[0].id, None)
             return code + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.If):
@@ -251,7 +253,7 @@ class ReverseMode(Transformation):
 
     def _if(self, stmt) -> List:
         touched = self._touched(stmt, stmt.body + stmt.orelse)
-        pre = self._define(touched)
+        pre = self._define(touched, stmt)
         entry = dict(self.state)
         arms, ends = [], []
         for arm in (stmt.body, stmt.orelse):
@@ -267,7 +269,7 @@ class ReverseMode(Transformation):
 
     def _loop(self, loop) -> List:
         touched = self._touched(loop, loop.body)
-        pre = self._define(touched) + self._own_before_loop(touched, loop.body)
+        pre = self._define(touched, loop) + self._own_before_loop(touched, loop.body)
         entry = dict(self.state)
         body = self._backward(loop.body) + self._reconcile(touched, entry, require_owned=True)
         self.state = entry
@@ -288,14 +290,17 @@ class ReverseMode(Transformation):
     def _touched(self, stmt, block) -> List[str]:
         """Adjoints defined outside ``block`` that its backward pass reads, adds to or consumes."""
         outer = self.bound_before.get(id(stmt), set()) | set(self.state)
-        names = set()
+        names, bound_inside = set(), set()
         for inner in syntax.iter_statements(block):
             if is_append(inner):
                 names |= {inner.value.func.value.id} | syntax.loaded_names(inner.value.args[0])
             if isinstance(inner, gast.Assign):
                 names.add(target_name(inner.targets[0]))
+                if isinstance(inner.targets[0], gast.Name):
+                    bound_inside.add(inner.targets[0].id)
                 if carries_derivative(inner.value):
                     names |= differentiable_operands(inner.value)
+        outer |= names - bound_inside   # read but never bound in the block: it comes from outside
         return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
 
     def _own_before_loop(self, touched, body) -> List:
@@ -314,12 +319,15 @@ class ReverseMode(Transformation):
                 self.state[name] = True
         return code
 
-    def _define(self, names) -> List:
+    def _define(self, names, stmt) -> List:
+        """Zero adjoints for ``names`` before compound ``stmt`` (a plain 0.0 for a name it may leave unbound)."""
         code = []
+        bound = definitely_bound([stmt], self.bound_before.get(id(stmt), set()))
         for name in names:
             if name not in self.state:
-                code.append(syntax.assign(self.unit.namer.derivative(name),
-                                          syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)])))
+                zero = (syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)]) if name in bound
+                        else syntax.constant(0.0))
+                code.append(syntax.assign(self.unit.namer.derivative(name), zero))
                 self.state[name] = True
         return code
 
