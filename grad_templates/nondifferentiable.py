@@ -44,3 +44,8 @@ nondifferentiable(
     *_RANDOM,
     reason="its output is constant, integer-valued or piecewise constant",
 )
+
+
+from srcad.api import stop_gradient  # noqa: E402  (the user's way to cut a derivative)
+
+nondifferentiable(stop_gradient, reason="srcad.stop_gradient cuts the derivative on purpose")

@@ -8,7 +8,8 @@ Example::
     >>> srcad.grad(f)(np.zeros(3))
     array([0., 0., 0.])
 """
-from .api import Derivative, autodiff, grad, hessian, hvp, jacobian, jvp, source, value_and_grad, vjp
+from .api import (Derivative, autodiff, grad, hessian, hvp, jacobian, jvp, source, stop_gradient,
+                  value_and_grad, vjp)
 from .checking import check_grads
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, WrtError)
@@ -17,6 +18,6 @@ from .version import __version__
 from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
-__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
+__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
            "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
            "WrtError", "SeedError", "__version__"]

@@ -367,6 +367,20 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
     return jacobian_function
 
 
+def stop_gradient(value):
+    """``value`` itself; no derivative flows through it, in either mode.
+
+    Example::
+
+        >>> import srcad
+        >>> def f(x):
+        ...     return x * srcad.stop_gradient(x)
+        >>> srcad.grad(f)(3.0)   # doctest: +SKIP
+        3.0
+    """
+    return value
+
+
 def hessian(func: Callable, wrt: Union[int, str] = 0):
     """The Hessian of scalar ``func`` with respect to one argument, forward over reverse.
 

@@ -225,3 +225,18 @@ def test_hessian_of_50_dimensional_rosenbrock_is_the_analytic_one():
 def test_hvp_is_the_hessian_times_a_vector():
     x, v = RNG.normal(size=6), RNG.normal(size=6)
     np.testing.assert_allclose(srcad.hvp(rosenbrock, x, v), rosenbrock_hessian(x) @ v, rtol=1e-10, atol=1e-8)
+
+
+def stopped_product(x):
+    return np.sum(x * srcad.stop_gradient(np.sin(x)))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_stop_gradient_cuts_the_derivative(mode):
+    x = RNG.normal(size=3)
+    if mode == "reverse":
+        got = srcad.grad(stopped_product)(x)
+    else:
+        got = np.array([srcad.autodiff(stopped_product, mode="forward")(x, e) for e in np.eye(3)])
+    np.testing.assert_allclose(got, np.sin(x), rtol=1e-12)   # d/dx x * c = c, with c = sin(x) held fixed
+    assert stopped_product(x) == pytest.approx(np.sum(x * np.sin(x)))

@@ -95,3 +95,11 @@ def test_optimizers(tmp_path):
     assert all(float(v) < 0.6931 for v in losses.values())      # every optimiser lowered the loss
     assert all(float(v) < 12.5 for v in values.values())
     assert float(values["adam"]) < 1e-6
+
+
+def test_newton(tmp_path):
+    out = run_example("newton", tmp_path)
+    mismatch = float(re.search(r"max \|H - analytic H\| at the start: (\S+)", out).group(1))
+    assert mismatch < 1e-8, out
+    distance = float(re.search(r"distance to \(1, \.\.\., 1\): (\S+)", out).group(1))
+    assert distance < 1e-8, out
