@@ -29,6 +29,7 @@ from .passes.cleanup import Cleanup
 from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
 from .passes.inline import Inline
+from .passes.inline_temporaries import InlineTemporaries
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -40,17 +41,19 @@ from .source import parse_function
 from .version import __version__
 
 PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
-                                    ReverseMode, ForwardMode, Simplify, PropagateCopies, Cleanup)}
+                                    ReverseMode, ForwardMode, Simplify, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
-# ``optimize=False`` skips them and shows the raw transform.
+# ``optimize=False`` skips them and shows the raw transform.  Forward mode keeps one
+# tangent statement per primal statement, so it does not inline temporaries.
 OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
+OPTIMIZE_REVERSE = OPTIMIZE + ("inline_temporaries",)
 MAX_ROUNDS = 10
 
 _FRONT = ("syntax_check", "resolve", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
-    "reverse": _FRONT + ("reverse", OPTIMIZE),
+    "reverse": _FRONT + ("reverse", OPTIMIZE_REVERSE),
     "forward": _FRONT + ("forward", OPTIMIZE),
 }
 

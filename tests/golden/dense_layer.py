@@ -13,7 +13,6 @@ def ddense_layer(x, w, b, dout=1.0):
     # return np.mean(np.tanh(x @ w + b))
     d_tanh_x_at_w_plus_b = unreduce(dout / np.size(tanh_x_at_w_plus_b), tanh_x_at_w_plus_b)
     d_x_at_w_plus_b = d_tanh_x_at_w_plus_b * (1.0 - tanh_x_at_w_plus_b * tanh_x_at_w_plus_b)
-    d_x_at_w = unbroadcast(d_x_at_w_plus_b, x_at_w)
     db = unbroadcast(d_x_at_w_plus_b, b)
-    dw = matmul_rhs_grad(d_x_at_w, x, w)
+    dw = matmul_rhs_grad(unbroadcast(d_x_at_w_plus_b, x_at_w), x, w)
     return dw, copied(db)

@@ -16,11 +16,9 @@ def dhalve_until_small(x, dout=1.0):
     out = np.sum(tanh_x)
     dout = check_seed(out, dout)
     # return np.sum(np.tanh(x))
-    d_tanh_x = unreduce(dout, tanh_x)
-    dx = d_tanh_x * (1.0 - tanh_x * tanh_x)
+    dx = unreduce(dout, tanh_x) * (1.0 - tanh_x * tanh_x)
     # while np.sum(x * x) > 1.0:
     for t in range(trips):
         # x = x * 0.5
-        d_x_2 = dx
-        dx = d_x_2 * 0.5
+        dx = dx * 0.5
     return dx

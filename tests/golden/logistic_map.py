@@ -19,7 +19,6 @@ def dlogistic_map(l, n, dl=1.0):
         t1_minus_l = tape.pop()
         t4_times_l = tape.pop()
         d_t4_times_l = dl * t1_minus_l
-        d_t1_minus_l = t4_times_l * dl
-        dl = -d_t1_minus_l
+        dl = -(t4_times_l * dl)
         dl += 4.0 * d_t4_times_l
     return copied(dl)

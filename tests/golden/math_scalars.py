@@ -13,8 +13,6 @@ def dmath_scalars(x, y, dout=1.0):
     dout = check_seed(out, dout)
     # return math.sin(x) * math.exp(y) + math.sqrt(x)
     dx = dout / (2.0 * sqrt_x)
-    d_sin_x = dout * exp_y
-    d_exp_y = sin_x * dout
-    dy = d_exp_y * exp_y
-    dx += d_sin_x * math.cos(x)
+    dy = sin_x * dout * exp_y
+    dx += dout * exp_y * math.cos(x)
     return dx, dy

@@ -22,9 +22,8 @@ def dpiecewise(x, dout=1.0):
     dx = zeros_like(x)
     if sum_x_gt_0:
         # y = np.sin(x) * x
-        d_sin_x = dy * x
         dx += sin_x * dy
-        dx += d_sin_x * np.cos(x)
+        dx += dy * x * np.cos(x)
     else:
         # y = x * x
         dx += dy * x

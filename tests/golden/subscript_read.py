@@ -10,10 +10,8 @@ def dsubscript_read(x, i, dout=1.0):
     out = x_i_times_2 + x_part
     dout = check_seed(out, dout)
     # return x[i] * 2.0 + x[1:, 0]
-    d_x_i_times_2 = unbroadcast(dout, x_i_times_2)
-    d_x_part = unbroadcast(dout, x_part)
     dx = zeros_like(x)
-    dx[1:, 0] += d_x_part
-    d_x_i = d_x_i_times_2 * 2.0
+    dx[1:, 0] += unbroadcast(dout, x_part)
+    d_x_i = unbroadcast(dout, x_i_times_2) * 2.0
     add_at(dx, i, d_x_i)
     return dx

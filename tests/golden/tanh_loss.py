@@ -13,10 +13,8 @@ def dtanh_loss(w, x, y, dout=1.0):
     out = np.sum(prediction_minus_y_pow_2)
     dout = check_seed(out, dout)
     # return np.sum((prediction - y) ** 2)
-    d_prediction_minus_y_pow_2 = unreduce(dout, prediction_minus_y_pow_2)
-    d_prediction_minus_y = d_prediction_minus_y_pow_2 * 2 * prediction_minus_y
+    d_prediction_minus_y = unreduce(dout, prediction_minus_y_pow_2) * 2 * prediction_minus_y
     dprediction = unbroadcast(d_prediction_minus_y, prediction)
     # prediction = np.tanh(w * x)
-    d_w_times_x = dprediction * (1.0 - prediction * prediction)
-    dw = unbroadcast(d_w_times_x * x, w)
+    dw = unbroadcast(dprediction * (1.0 - prediction * prediction) * x, w)
     return dw

@@ -1,0 +1,110 @@
+"""Transformation: inline single-use temporaries of the derivative code.
+
+Contract: ``t = e`` is removed and its one read replaced by ``e`` when
+- ``t`` is a name the generator made (not the user's, not a parameter, not
+  the derivative of a parameter or of a user variable), assigned once and
+  read once in the whole function;
+- the read is in a later assignment of the same block and under the same
+  source-line comment, and no statement in between is compound or writes
+  ``t`` or any name ``e`` reads;
+- neither statement is the user's own (primal) code or a tape operation;
+- the statement that reads ``t`` stays under 100 characters.
+Evaluation order is kept: ``e`` is still evaluated once, after the same
+values were computed.  Says whether anything changed.  The pipeline runs it in
+reverse mode only: forward mode keeps one tangent statement per primal one.
+
+Example: ``d_t1_minus_x = -dx`` ... ``dx = d * t1_minus_x + r * d_t1_minus_x``
+becomes ``dx = d * t1_minus_x + r * -dx``.
+"""
+from __future__ import annotations
+
+from collections import Counter
+
+import gast
+
+from .. import syntax
+from ..emit import to_source
+from .frame import PAIR
+from . import Transformation
+
+MAX_LINE = 100
+
+
+def _writes(stmt):
+    if isinstance(stmt, gast.Assign):
+        target = stmt.targets[0]
+    elif isinstance(stmt, gast.AugAssign):
+        target = stmt.target
+    else:
+        return set()
+    while isinstance(target, gast.Subscript):
+        target = target.value
+    return syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
+
+
+class InlineTemporaries(Transformation):
+    """Fold single-use generated temporaries into the one statement that reads them."""
+
+    name = "inline_temporaries"
+
+    def transform(self, unit):
+        tree = unit.tree
+        protected = set(unit.facts.get("resolve", ())) | set(unit.wrt)
+        protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
+        derivative_of = unit.namer.derivatives()
+        self.keep = protected | {d for d, primal in derivative_of.items() if primal in protected}
+        statements = list(syntax.iter_statements(tree.body))
+        self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign)) for n in _writes(s))
+        self.reads = Counter(node.id for s in tree.body for node in gast.walk(s)
+                             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load))
+        return self._block(tree.body)
+
+    def _block(self, body) -> bool:
+        changed = False
+        for stmt in body:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    changed |= self._block(getattr(stmt, field))
+        index = 0
+        while index < len(body):
+            if self._inline_at(body, index):
+                changed = True
+                continue
+            index += 1
+        return changed
+
+    def _inline_at(self, body, index) -> bool:
+        stmt = body[index]
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)) \
+                or syntax.annotation(stmt, "primal") or syntax.annotation(stmt, PAIR) is not None:
+            return False
+        name = stmt.targets[0].id
+        if name in self.keep or self.assigned[name] != 1 or self.reads[name] != 1:
+            return False
+        reads = syntax.loaded_names(stmt.value)
+        for later in body[index + 1:]:
+            if (isinstance(later, (gast.If, gast.For, gast.While)) or syntax.annotation(later, PAIR) is not None
+                    or syntax.is_comment(later)):   # never across the comment of another source line
+                return False
+            if name in syntax.loaded_names(later):
+                if syntax.annotation(later, "primal") or not isinstance(later, (gast.Assign, gast.AugAssign)):
+                    return False
+                candidate = _Replace(name, stmt.value).visit(syntax.clone(later))
+                if max(len(line) for line in to_source(candidate).splitlines()) > MAX_LINE:
+                    return False
+                body[body.index(later)] = candidate
+                del body[index]
+                return True
+            if (_writes(later) & (reads | {name})) or isinstance(later, gast.Expr):
+                return False
+        return False
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, name, value):
+        self.name, self.value = name, value
+
+    def visit_Name(self, node):
+        if node.id == self.name and isinstance(node.ctx, gast.Load):
+            return syntax.clone(self.value)
+        return node
