@@ -9,7 +9,9 @@ Contract:
   commas (then the derivative returns a tuple); ``--mode`` picks reverse or
   forward mode; ``--no-optimize`` skips the optimisation passes; ``--passes``
   prints the function after every pipeline stage that changed it, each under
-  a ``# ---- after <stage> ----`` header, then the generated module.
+  a ``# ---- after <stage> ----`` header, then the generated module; with
+  ``--diff`` each stage after the first is shown as a unified diff against
+  the one before.
 - A file target is imported as a module (with its directory on ``sys.path``,
   under its file name unless that module name is taken); whatever the import
   prints goes to stderr, so stdout holds only the generated code.
@@ -33,6 +35,7 @@ Example::
 from __future__ import annotations
 
 import argparse
+import difflib
 import builtins
 import contextlib
 import importlib
@@ -203,6 +206,8 @@ def _build_parser() -> argparse.ArgumentParser:
     show.add_argument("--mode", choices=api.MODES, default="reverse", help="default: reverse")
     show.add_argument("--passes", action="store_true",
                       help="print the function after each pipeline stage that changes it")
+    show.add_argument("--diff", action="store_true",
+                      help="with --passes: show what each stage changed, as a unified diff")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="skip the optimisation passes")
     commands.add_parser(
@@ -286,9 +291,18 @@ def _show(args: argparse.Namespace, out) -> int:
         out.write(api.source(func, wrt, args.mode, optimize=args.optimize))
         return EXIT_OK
 
+    previous: List[str] = []
+
     def observe(stage: str, text: str) -> None:
         header = "# ---- source ----" if stage == "source" else f"# ---- after {stage} ----"
-        out.write(f"{header}\n{text.rstrip()}\n\n")
+        if previous and text == previous[-1]:   # the stage ran but left the text as it was
+            return
+        shown = text
+        if args.diff and previous:   # what this stage changed
+            shown = "\n".join(difflib.unified_diff(previous[-1].splitlines(), text.splitlines(),
+                                                   "before", stage, lineterm=""))
+        previous.append(text)
+        out.write(f"{header}\n{shown.rstrip()}\n\n")
 
     options = {"optimize": args.optimize, "tuple_result": as_tuple}
     generated = pipeline.build(func, names, args.mode, options, observe=observe)

@@ -278,3 +278,15 @@ def test_templates_lists_rules_with_their_modes_and_totals(tmp_path):
     assert reverse == sum("reverse" in modes for modes in rows.values()) >= 150
     assert forward == sum("forward" in modes for modes in rows.values()) >= 150
     assert constant > 0
+
+
+def test_passes_with_diff_shows_what_each_stage_changed(workdir, tmp_path):
+    """``--passes --diff`` prints each stage after the first as a unified diff against the one before."""
+    (tmp_path / "tiny.py").write_text("def cube(x):\n    return x * x * 3.0\n")
+    result = run_cli("show", "tiny.py:cube", "--passes", "--diff", cwd=tmp_path, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    text = result.stdout
+    assert "# ---- source ----\ndef cube(x):" in text
+    normalize = text[text.index("# ---- after normalize ----"):]
+    assert "--- before\n+++ normalize" in normalize and "+    x_times_x = x * x" in normalize
+    assert "# ---- generated module ----" in text

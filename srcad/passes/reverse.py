@@ -84,7 +84,8 @@ class ReverseMode(Transformation):
         backward = with_comments(unit, backward) + self._backward(body)
         check = syntax.assign(seed, syntax.call(self.frame.helper("check_seed"),
                                                 [syntax.clone(returned), syntax.name(seed)]))
-        tape_init = [syntax.assign(self.tape, gast.List(elts=[], ctx=gast.Load()))] if self.pops else []
+        uses_tape = any(self.pops.values())
+        tape_init = [syntax.assign(self.tape, gast.List(elts=[], ctx=gast.Load()))] if uses_tape else []
         new_body = tape_init + forward + [check] + backward + [
             gast.Return(value=with_extras(unit, self.frame.gradients(self.state), returned, aux))]
         unit.tree = self.frame.reverse_signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
