@@ -158,7 +158,7 @@ class Derivative:
         return self._entry()[0]
 
     def _scope_changed(self) -> bool:
-        for holder, name, value in self._watched:
+        for name, value in self._watched:
             if loader.scope_value(self.func, name, {}) is not value:
                 return True
         return False
@@ -183,7 +183,7 @@ class Derivative:
             function = loader.instantiate(code, name, injected, self.func, fallback)
         if self.bound_self is not None:
             function = _bind(function, self.bound_self)
-        self._watched = tuple((None, n, loader.scope_value(self.func, n, fallback)) for n in injected)
+        self._watched = tuple((n, loader.scope_value(self.func, n, fallback)) for n in injected)
         self._compiled = function
         self._version = version
 

@@ -65,7 +65,6 @@ class Generated:
     source: str
     function_name: str
     injected: Dict[str, Any]   # names the module reads from the user's scope
-    signature_note: Dict[str, Any]
 
 
 def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dict[str, Any]] = None,
@@ -91,7 +90,7 @@ def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dic
     imports, injected = _split_bindings({k: v for k, v in objects.items() if k in used})
     header = _header(unit, mode, imports, injected)
     source = header + to_source(unit.tree)
-    return Generated(source, unit.tree.name, injected, unit.facts.get(mode, {}))
+    return Generated(source, unit.tree.name, injected)
 
 
 def _run(pass_name: str, unit: Unit, observe) -> bool:

@@ -175,10 +175,9 @@ def _has_code(block, ignore_counters=False) -> bool:
 def _drop_orphan_comments(body) -> List:
     result = []
     for index, stmt in enumerate(body):
-        for field in ("body", "orelse"):
-            if isinstance(stmt, (gast.If, gast.For, gast.While)) and getattr(stmt, field):
-                setattr(stmt, field, _drop_orphan_comments(getattr(stmt, field)) or [gast.Pass()]
-                        if field == "body" else _drop_orphan_comments(getattr(stmt, field)))
+        if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            stmt.body = _drop_orphan_comments(stmt.body) or [gast.Pass()]   # a body may not be empty
+            stmt.orelse = _drop_orphan_comments(stmt.orelse)
         if syntax.is_comment(stmt):
             following = body[index + 1] if index + 1 < len(body) else None
             if following is None or syntax.is_comment(following):

@@ -246,8 +246,7 @@ class Desugar(Transformation):
         for stmt in block:
             if isinstance(stmt, (gast.For, gast.While)) and _may_exit(stmt.body, (gast.Return,)):
                 if self.result_name is None:
-                    self.result_name = self.unit.namer.fresh("result")
-                    self.flag_name = self.unit.namer.fresh("returned")
+                    self._result()
                     result.append(syntax.set_location(syntax.assign(self.flag_name, syntax.constant(False)),
                                                       stmt.lineno))
                 endless = (isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)

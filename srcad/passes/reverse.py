@@ -68,6 +68,7 @@ class ReverseMode(Transformation):
         self.bound_before: Dict[int, set] = {}
         self.locals_stack: List = []           # (primal block, names it binds first) from outermost in
         self.checkpoint_pairs: Dict[int, List] = {}   # id(primal block) -> [(name, pair)]
+        self.loop_depth_start = 0                     # index in locals_stack of the innermost loop body
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
@@ -142,7 +143,7 @@ class ReverseMode(Transformation):
     def _forward_loop(self, loop, bound, in_loop, block_locals) -> List:
         out = []
         counted = isinstance(loop, gast.While) or has_break(loop)
-        saved_start, self.loop_depth_start = getattr(self, "loop_depth_start", 0), len(self.locals_stack)
+        saved_start, self.loop_depth_start = self.loop_depth_start, len(self.locals_stack)
         body = self._forward(loop.body, bound, True)
         self.loop_depth_start = saved_start
         if counted:
