@@ -44,16 +44,14 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Alias
                                     ReverseMode, ForwardMode, Simplify, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
-# ``optimize=False`` skips them and shows the raw transform.  Forward mode keeps one
-# tangent statement per primal statement, so it does not inline temporaries.
-OPTIMIZE = ("simplify", "propagate_copies", "cleanup")
-OPTIMIZE_REVERSE = OPTIMIZE + ("inline_temporaries",)
+# ``optimize=False`` skips them and shows the raw transform.
+OPTIMIZE = ("simplify", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
 _FRONT = ("syntax_check", "resolve", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
-    "reverse": _FRONT + ("reverse", OPTIMIZE_REVERSE),
+    "reverse": _FRONT + ("reverse", OPTIMIZE),
     "forward": _FRONT + ("forward", OPTIMIZE),
 }
 

@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from .errors import SeedError
+from .containers import add_structures
 
 
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.int64})
@@ -101,7 +102,7 @@ def _basic_index(index) -> bool:
 def add_at(target, index, grad):
     """``target[index] += grad`` that also adds repeated fancy indices; ``target`` is owned."""
     if isinstance(target, (list, dict)):
-        target[index] = target[index] + grad
+        target[index] = add_structures(target[index], grad)
     elif _basic_index(index):
         target[index] += grad
     else:
@@ -110,8 +111,14 @@ def add_at(target, index, grad):
 
 
 def copied(value):
-    """A copy of an array (scalars are immutable and come back as they are)."""
-    return value.copy() if isinstance(value, np.ndarray) else value
+    """A copy of an array, or of a list/tuple/dict of them (scalars are immutable and come back as they are)."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, (list, tuple)):
+        return [copied(item) for item in value]
+    if isinstance(value, dict):
+        return {key: copied(item) for key, item in value.items()}
+    return value
 
 
 def check_seed(out, seed):
@@ -120,11 +127,18 @@ def check_seed(out, seed):
     A Python-float seed takes the floating dtype of ``out`` (so float32 code
     stays float32).  Raises SeedError on a mismatch.
     """
-    if isinstance(out, tuple):
+    if isinstance(out, (tuple, list)):
+        kind = type(out).__name__
         if not isinstance(seed, (tuple, list)) or len(seed) != len(out):
-            raise SeedError(f"f returns a tuple of {len(out)} values, so the seed must be a tuple of "
+            raise SeedError(f"f returns a {kind} of {len(out)} values, so the seed must be a {kind} of "
                             f"{len(out)} values shaped like them")
-        return tuple(check_seed(item, item_seed) for item, item_seed in zip(out, seed))
+        checked = [check_seed(item, item_seed) for item, item_seed in zip(out, seed)]
+        return tuple(checked) if isinstance(out, tuple) else checked
+    if isinstance(out, dict):
+        if not isinstance(seed, dict) or set(seed) != set(out):
+            raise SeedError(f"f returns a dict with keys {sorted(map(str, out))}, so the seed must be a dict "
+                            f"with the same keys, each shaped like its value")
+        return {key: check_seed(value, seed[key]) for key, value in out.items()}
     if seed.__class__ is float and out.__class__ in (float, np.float64):
         return seed
     if np.shape(out) != np.shape(seed):
@@ -260,6 +274,25 @@ def digamma(x):
     inv = 1.0 / (x * x)
     series = inv * (1 / 12 - inv * (1 / 120 - inv * (1 / 252 - inv * (1 / 240 - inv / 132))))
     return shift + math.log(x) - 0.5 / x - series
+
+
+def polygamma(n, x):
+    """The ``n``-th derivative (``n >= 1``) of ``digamma`` at the float ``x``, without SciPy.
+
+    Example: ``polygamma(1, 1.0)`` is ``1.6449340668...`` (pi**2 / 6).
+    """
+    x = float(x)
+    if x <= 0.0 and x == math.floor(x):
+        return math.nan
+    sign = 1.0 if n % 2 else -1.0          # (-1) ** (n + 1)
+    total = 0.0
+    while x < 20.0:   # psi_n(x) = psi_n(x + 1) + (-1)**(n+1) n! / x**(n+1), until the series is accurate
+        total += sign * math.factorial(n) / x ** (n + 1)
+        x += 1.0
+    series = math.factorial(n - 1) / x ** n + math.factorial(n) / (2.0 * x ** (n + 1))
+    for k, bernoulli in enumerate((1 / 6, -1 / 30, 1 / 42, -1 / 30, 5 / 66, -691 / 2730), start=1):
+        series += bernoulli * math.factorial(2 * k + n - 1) / (math.factorial(2 * k) * x ** (2 * k + n))
+    return total + sign * series
 
 
 def sinc_slope(x):

@@ -5,7 +5,18 @@ Contract checked here: each example listed below runs as
 pointing at a temporary directory, so no user cache is read or written),
 exits with status 0, prints nothing on stderr beyond warnings, and prints
 its key results: the values and generated code it is about.
+
+``mlp_digits`` and ``expression_swell`` are imported and their main function
+called in this process instead (the same code their ``__main__`` block runs),
+with the disk cache in a temporary directory and their PNG written there:
+the MLP must reach a test accuracy above 95%, and srcad's derivative of the
+unrolled logistic map must grow by a fixed number of lines per step while
+SymPy's symbolic derivative swells exponentially.  scikit-learn and SymPy
+are in the test extra; matplotlib is optional (without it the examples must
+say so).
 """
+import importlib
+import importlib.util
 import os
 import re
 import subprocess
@@ -103,3 +114,55 @@ def test_newton(tmp_path):
     assert mismatch < 1e-8, out
     distance = float(re.search(r"distance to \(1, \.\.\., 1\): (\S+)", out).group(1))
     assert distance < 1e-8, out
+
+
+def load_example(name: str):
+    """Import ``examples/<name>.py`` as a module (its ``__main__`` block does not run)."""
+    if str(EXAMPLES) not in sys.path:
+        sys.path.insert(0, str(EXAMPLES))
+    return importlib.import_module(name)
+
+
+@pytest.fixture
+def private_cache(tmp_path, monkeypatch):
+    """srcad's disk cache in a temporary directory, for examples run in this process."""
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("SRCAD_CACHE", raising=False)
+
+
+def has_module(name: str) -> bool:
+    return importlib.util.find_spec(name) is not None
+
+
+def test_mlp_digits(tmp_path, private_cache, capsys):
+    accuracy = load_example("mlp_digits").train_and_evaluate(tmp_path)
+    out = capsys.readouterr().out
+    assert accuracy > 0.95, out
+    assert f"test accuracy: {accuracy:.4f}" in out
+    losses = [float(v) for v in re.findall(r"^step +\d+: loss (\S+),", out, re.M)]
+    assert len(losses) == 7 and losses[-1] < 0.05 * losses[0], out
+    if has_module("matplotlib"):
+        png = tmp_path / "mlp_digits_loss.png"
+        assert f"loss curve saved to {png}" in out
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    else:
+        assert "matplotlib is not installed" in out
+
+
+def test_expression_swell(tmp_path, private_cache, capsys):
+    rows = load_example("expression_swell").main(max_n=7, out_dir=tmp_path, expand_up_to=4)
+    out = capsys.readouterr().out
+    assert [row["n"] for row in rows] == list(range(1, 8))
+    for mode in ("rev lines", "fwd lines"):   # srcad: a fixed number of lines per logistic step
+        steps = {b[mode] - a[mode] for a, b in zip(rows, rows[1:])}
+        assert len(steps) == 1 and steps.pop() > 0, (mode, rows)
+    assert len({row["loop lines"] for row in rows}) == 1           # the loop's derivative does not grow
+    assert re.search(r"srcad reverse mode: \d+ more lines per logistic step", out)
+    assert rows[0]["sympy ops"] == 2 and rows[2]["sympy ops"] == 82                  # SymPy is in the test extra
+    assert all(b["sympy ops"] > 2 * a["sympy ops"] for a, b in zip(rows[1:], rows[2:]))   # exponential swell
+    assert rows[-1]["sympy ops"] > 50 * rows[-1]["rev ops"]
+    assert rows[3]["expanded ops"] == 44 and rows[4]["expanded ops"] is None
+    if has_module("matplotlib"):
+        assert (tmp_path / "expression_swell.png").read_bytes()[:4] == b"\x89PNG"
+    else:
+        assert "matplotlib is not installed" in out

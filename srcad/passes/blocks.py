@@ -7,6 +7,9 @@ Contract: pure functions over statement lists; nothing here changes a tree.
 - ``target_name(target)``: the variable an assignment target writes (``A`` for ``A[i] = v``).
 - ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
 - ``is_append(stmt)`` / ``list_names(stmts)``: list appends, and names holding lists.
+- ``array_names(stmts)``: names provably holding arrays or numbers, not containers.
+- ``MemorySharing(tree)``: which names may hold a view of an array another name
+  holds, for passes that move an expression across an in-place update.
 - ``hoist_from_expressions``: rewrite a statement's own expressions, collecting the
   statements the rewrite needs in front of it (shared by comprehension lowering and inlining).
 
@@ -31,6 +34,37 @@ def target_name(target) -> str:
 def is_store(stmt) -> bool:
     """``A[index] = value``."""
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
+
+
+class MemorySharing:
+    """Over-approximates which names may share memory (one is a view or alias of another).
+
+    A name may share memory with every name any of its assignments reads, and
+    transitively: ``Y_0 = Y[0]`` makes ``Y_0`` share with ``Y``.
+    """
+
+    def __init__(self, tree):
+        self.sources = {}
+        for stmt in syntax.iter_statements(tree.body):
+            if isinstance(stmt, gast.Assign):
+                for name in syntax.stored_names(stmt.targets[0]):
+                    self.sources.setdefault(name, set()).update(syntax.loaded_names(stmt.value))
+        self._closure = {}
+
+    def reachable(self, names: Set[str]) -> Set[str]:
+        """``names`` and every name they may share memory with."""
+        found = set()
+        for name in names:
+            if name not in self._closure:
+                seen, stack = set(), [name]
+                while stack:
+                    current = stack.pop()
+                    if current not in seen:
+                        seen.add(current)
+                        stack.extend(self.sources.get(current, ()))
+                self._closure[name] = seen
+            found |= self._closure[name]
+        return found
 
 
 def assigned_here(block: List) -> List[str]:
@@ -83,6 +117,23 @@ def has_break(loop) -> bool:
                 return True
         return False
     return search(loop.body)
+
+
+def array_names(stmts) -> Set[str]:
+    """Names used as arrays or numbers: operands of arithmetic, or indexed by a tuple."""
+    names = set()
+    for stmt in syntax.iter_statements(list(stmts)):
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.BinOp) and not isinstance(node.op, (gast.Add, gast.Mult, gast.Mod)):
+                operands = [node.left, node.right]     # + and * also join and repeat lists
+            elif isinstance(node, gast.UnaryOp):
+                operands = [node.operand]
+            elif isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Tuple):
+                operands = [node.value]
+            else:
+                continue
+            names |= {operand.id for operand in operands if isinstance(operand, gast.Name)}
+    return names
 
 
 def is_append(stmt) -> bool:

@@ -157,7 +157,7 @@ class ForwardMode(Transformation):
             self.defined.add(array)
         elif array not in self.owned:   # never write into an array the caller or another tangent holds
             adjoint = self.unit.namer.derivative(array)
-            code.append(syntax.assign(adjoint, syntax.call(f"{self.frame.numpy}.copy", [syntax.name(adjoint)])))
+            code.append(syntax.assign(adjoint, syntax.call(self.frame.helper("copied"), [syntax.name(adjoint)])))
             self.owned.add(array)
         value = self._read(stmt.value) if isinstance(stmt.value, gast.Name) else None
         target = gast.Subscript(value=syntax.name(self.unit.namer.derivative(array)),

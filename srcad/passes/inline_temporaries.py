@@ -6,12 +6,13 @@ Contract: ``t = e`` is removed and its one read replaced by ``e`` when
   read once in the whole function;
 - the read is in a later assignment of the same block and under the same
   source-line comment, and no statement in between is compound or writes
-  ``t`` or any name ``e`` reads;
+  (or updates in place) ``t``, any name ``e`` reads, or any array those may
+  be views of;
 - neither statement is the user's own (primal) code or a tape operation;
 - the statement that reads ``t`` stays under 100 characters.
 Evaluation order is kept: ``e`` is still evaluated once, after the same
 values were computed.  Says whether anything changed.  The pipeline runs it in
-reverse mode only: forward mode keeps one tangent statement per primal one.
+both modes.
 
 Example: ``d_t1_minus_x = -dx`` ... ``dx = d * t1_minus_x + r * d_t1_minus_x``
 becomes ``dx = d * t1_minus_x + r * -dx``.
@@ -24,10 +25,16 @@ import gast
 
 from .. import syntax
 from ..emit import to_source
+from .blocks import MemorySharing
 from .frame import PAIR
 from . import Transformation
 
 MAX_LINE = 100
+
+
+def too_long(statement) -> bool:
+    """Whether ``statement`` would print wider than ``MAX_LINE`` characters."""
+    return max(len(line) for line in to_source(statement).splitlines()) > MAX_LINE
 
 
 def _writes(stmt):
@@ -57,6 +64,7 @@ class InlineTemporaries(Transformation):
         self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign)) for n in _writes(s))
         self.reads = Counter(node.id for s in tree.body for node in gast.walk(s)
                              if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load))
+        self.sharing = MemorySharing(tree)
         return self._block(tree.body)
 
     def _block(self, body) -> bool:
@@ -90,12 +98,12 @@ class InlineTemporaries(Transformation):
                 if syntax.annotation(later, "primal") or not isinstance(later, (gast.Assign, gast.AugAssign)):
                     return False
                 candidate = _Replace(name, stmt.value).visit(syntax.clone(later))
-                if max(len(line) for line in to_source(candidate).splitlines()) > MAX_LINE:
+                if too_long(candidate):
                     return False
                 body[body.index(later)] = candidate
                 del body[index]
                 return True
-            if (_writes(later) & (reads | {name})) or isinstance(later, gast.Expr):
+            if _writes(later) & (self.sharing.reachable(reads) | {name}) or isinstance(later, gast.Expr):
                 return False
         return False
 

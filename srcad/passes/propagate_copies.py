@@ -6,8 +6,8 @@ parameter, is not a name from the user's own function, and is not the
 derivative of a parameter, and ``b`` is never written after it (neither
 assigned nor updated in place).  Says whether it removed anything.
 
-The user's own (primal) statements are never removed.  An alias followed by
-an accumulation, ``v = a`` then ``v = v + e``, is fused into ``v = a + e``.
+The user's own (primal) statements are never removed.  A definition followed
+by an accumulation, ``v = a`` then ``v = v + e``, is fused into ``v = a + e``.
 
 Example: ``dx_part = db`` then ``dx[1:] += dx_part`` becomes ``dx[1:] += db``.
 """
@@ -18,6 +18,8 @@ from collections import Counter
 import gast
 
 from .. import syntax
+from .blocks import MemorySharing
+from .inline_temporaries import too_long
 from . import Transformation
 
 
@@ -58,6 +60,7 @@ class PropagateCopies(Transformation):
         self.protected |= {unit.namer.derivative(name) for name in unit.wrt}
         self.counts = Counter(name for stmt in syntax.iter_statements(tree.body) for name in _written(stmt))
         self.reads = _load_counts(tree.body)
+        self.sharing = MemorySharing(tree)
         return self._block(tree.body, top=True)
 
     def _block(self, body, top) -> bool:
@@ -96,28 +99,47 @@ class PropagateCopies(Transformation):
             index += 1
         return changed
 
-    @staticmethod
-    def _fuse_accumulation(body, index) -> bool:
-        """``v = a`` then ``v = v + e`` (or ``v += e``) becomes ``v = a + e``."""
-        if index + 1 >= len(body):
-            return False
-        first, second = body[index], body[index + 1]
+    def _fuse_accumulation(self, body, index) -> bool:
+        """``v = a`` then ``v = v + e`` (or ``v += e``) becomes ``v = a + e``.
+
+        Statements of the same source line may come between when they neither
+        touch ``v`` nor change what ``e`` reads.
+        """
+        first = body[index]
         if not (isinstance(first, gast.Assign) and isinstance(first.targets[0], gast.Name)
-                and isinstance(first.value, gast.Name) and not syntax.annotation(first, "primal")):
+                and not syntax.annotation(first, "primal")):
             return False
         name = first.targets[0].id
-        if isinstance(second, gast.AugAssign) and isinstance(second.target, gast.Name) \
-                and second.target.id == name and isinstance(second.op, gast.Add):
-            added = second.value
-        elif (isinstance(second, gast.Assign) and isinstance(second.targets[0], gast.Name)
-              and second.targets[0].id == name and isinstance(second.value, gast.BinOp)
-              and isinstance(second.value.op, gast.Add) and isinstance(second.value.left, gast.Name)
-              and second.value.left.id == name):
-            added = second.value.right
+        for later_index in range(index + 1, len(body)):
+            second = body[later_index]
+            added = _accumulated(second, name)
+            if added is not None:
+                break
+            if (not isinstance(second, (gast.Assign, gast.AugAssign, gast.Expr)) or syntax.is_comment(second)
+                    or name in syntax.names_in(second)):
+                return False
         else:
             return False
-        if name in syntax.loaded_names(added):
+        read = self.sharing.reachable(syntax.loaded_names(added))   # with views of what it reads
+        if name in read or syntax.annotation(second, "primal") or any(
+                _written(s) & read for s in body[index + 1:later_index]):
             return False
-        first.value = gast.BinOp(left=first.value, op=gast.Add(), right=added)
-        del body[index + 1]
+        fused = gast.BinOp(left=first.value, op=gast.Add(), right=added)
+        if first.value.__class__ is not gast.Name and too_long(syntax.assign(name, fused)):
+            return False
+        first.value = fused
+        del body[later_index]
         return True
+
+
+def _accumulated(stmt, name):
+    """``e`` when ``stmt`` is ``name += e`` or ``name = name + e``; None otherwise."""
+    if isinstance(stmt, gast.AugAssign) and isinstance(stmt.target, gast.Name) \
+            and stmt.target.id == name and isinstance(stmt.op, gast.Add):
+        return stmt.value
+    if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+            and stmt.targets[0].id == name and isinstance(stmt.value, gast.BinOp)
+            and isinstance(stmt.value.op, gast.Add) and isinstance(stmt.value.left, gast.Name)
+            and stmt.value.left.id == name):
+        return stmt.value.right
+    return None

@@ -16,7 +16,10 @@ The tape (one list, ``tape``):
   An element store ``A[i] = v`` saves ``A[i]`` the same way;
 - inside a loop, a variable a block binds for the first time is pushed once
   at the block's end (and before a ``break``) and popped at the start of the
-  block's backward pass;
+  block's backward pass, unless it is a scalar temporary cheap to recompute
+  (``recompute``): then the backward pass evaluates it again where needed;
+- a restoring pop moves before the statement's adjoint when that adjoint
+  does not read the statement's result;
 - branch decisions are hoisted booleans, saved like any other value; loops
   with ``break`` and ``while`` loops count their trips.
 Pushes whose pops are never read are removed by ``cleanup``, so the tape
@@ -44,10 +47,11 @@ from .. import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative, differentiable_operands
 from ..containers import add_lists
-from .blocks import definitely_bound, has_break, is_append, is_store, list_names, target_name
+from .blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .frame import Frame, constant_index, is_fresh, range_indices, split_output, split_return, with_extras
 from .normalize import is_static
+from .recompute import plan as plan_recomputation, scalar_names
 from . import Transformation
 
 
@@ -69,10 +73,13 @@ class ReverseMode(Transformation):
         self.locals_stack: List = []           # (primal block, names it binds first) from outermost in
         self.checkpoint_pairs: Dict[int, List] = {}   # id(primal block) -> [(name, pair)]
         self.loop_depth_start = 0                     # index in locals_stack of the innermost loop body
+        self.scalars = scalar_names(unit.tree, bool(unit.options.get("scalar_params")))
+        self.recompute_at: Dict[int, List] = {}       # id(stmt) -> definitions to recompute before its adjoint
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
+        self.arrays = array_names(body)
         self.int_names = range_indices(body)
         params = self.frame.parameters
         forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params) | set(unit.wrt), False)
@@ -97,6 +104,7 @@ class ReverseMode(Transformation):
     def _forward(self, block, bound, in_loop) -> List:
         groups, bound, block_locals = [], set(bound), []
         self.locals_stack.append((block, block_locals))
+        recomputed = self._plan_recomputation(block, bound) if in_loop else {}
         for stmt in block:
             out = []
             groups.append((stmt.lineno, out))
@@ -106,7 +114,7 @@ class ReverseMode(Transformation):
                 name = stmt.targets[0].id
                 if name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
-                elif in_loop:
+                elif in_loop and name not in recomputed:
                     block_locals.append(name)
                 out.append(stmt)
                 bound.add(name)
@@ -160,6 +168,17 @@ class ReverseMode(Transformation):
             out.append(gast.While(test=loop.test, body=body, orelse=[]))
         return out
 
+    def _plan_recomputation(self, block, bound) -> Dict:
+        """Block-local scalar temporaries the backward pass recomputes instead of saving."""
+        if any(isinstance(s, gast.Break) for s in syntax.iter_statements(block)):
+            return {}
+        first_bound = [s.targets[0].id for s in block if isinstance(s, gast.Assign) and not is_store(s)
+                       and s.targets[0].id not in bound]
+        chosen = plan_recomputation(block, first_bound, self.scalars)
+        for recompute in chosen.values():
+            self.recompute_at.setdefault(id(recompute.last_reader), []).append(recompute.definition)
+        return chosen
+
     def _checkpoint_pushes(self, block, names) -> List:
         """Pushes of the names ``block`` bound first, one pair per name (shared by every exit)."""
         pairs = self.checkpoint_pairs.setdefault(id(block), [])
@@ -190,7 +209,13 @@ class ReverseMode(Transformation):
             target = stmt.targets[0]
             code = self._statement(stmt) if self.activity.is_active(target) and target.id in self.state else []
             self.state.pop(stmt.targets[0].id, None)
-            return code + self.pops.get(id(stmt), [])
+            recomputed = [syntax.clone(d) for d in self.recompute_at.get(id(stmt), [])]
+            pops = self.pops.get(id(stmt), [])
+            if any(target.id in syntax.loaded_names(s) for s in code):
+                assert not recomputed or not any(target.id in syntax.loaded_names(d) for d in recomputed), \
+                    "recomputing needs a value this adjoint reads after it is restored"
+                return recomputed + code + pops
+            return pops + recomputed + code   # the adjoint reads no new value: restore first
         if isinstance(stmt, gast.If):
             return self._if(stmt)
         if isinstance(stmt, (gast.For, gast.While)):
@@ -411,7 +436,7 @@ class ReverseMode(Transformation):
             return []
         self.state[name] = True
         adjoint = self.unit.namer.derivative(name)
-        return [syntax.assign(adjoint, syntax.call(f"{self.frame.numpy}.copy", [syntax.name(adjoint)]))]
+        return [syntax.assign(adjoint, syntax.call(self.frame.helper("copied"), [syntax.name(adjoint)]))]
 
     def _accumulate_at(self, atom, index, value) -> List:
         if not self.activity.is_active(atom):
@@ -423,7 +448,11 @@ class ReverseMode(Transformation):
             statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [atom])))
             self.state[name] = True
         statements += self._make_owned(name)
-        if constant_index(index, self.int_names) or not isinstance(index, gast.AST):
+        # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
+        # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
+        entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))
+                 and isinstance(value, gast.Name) and name not in self.arrays)
+        if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
             target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:

@@ -77,9 +77,12 @@ class ShapeTable:
         if isinstance(node, gast.Subscript) and self.int_names is not None:
             base = self.of(node.value)
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-            if base is not None and all(constant_index(p, self.int_names) and not isinstance(p, gast.Slice)
-                                        and not _is_none(p) for p in parts):
-                return f"{base}[{len(parts)}]"   # same array, same count of integer indices: same shape
+            # same array, same count of integer indices: same shape.  Only a tuple index proves an
+            # array: entries of a list, tuple or dict (``p[0]``, ``p["w"]``) may differ in shape.
+            if base is not None and len(parts) > 1 and all(
+                    constant_index(p, self.int_names) and not isinstance(p, (gast.Slice, gast.Constant))
+                    or _is_int(p) for p in parts):
+                return f"{base}[{len(parts)}]"
         return None
 
     def _call(self, node) -> Optional[str]:
@@ -103,6 +106,10 @@ class ShapeTable:
         if function is runtime.maximum_share and len(args) == 2:
             return _combine(self.of(args[0]), self.of(args[1]))
         return None
+
+
+def _is_int(node) -> bool:
+    return isinstance(node, gast.Constant) and isinstance(node.value, int) and not isinstance(node.value, bool)
 
 
 def _is_none(node) -> bool:

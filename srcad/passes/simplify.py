@@ -4,6 +4,9 @@ Contract: rewrites expressions to equal, simpler ones and says whether it
 changed anything:
 - ``e ** 1``, ``e * 1``, ``1 * e``, ``e / 1``, ``e + 0``, ``0 + e``, ``e - 0``
   become ``e``, and ``-(-e)`` becomes ``e``;
+- a negation under a sum moves into its operator: ``a + -b`` and
+  ``a + b * -c`` become ``a - b`` and ``a - b * c``, and ``-a + b`` becomes
+  ``b - a`` (all exact in IEEE arithmetic);
 - ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
   provably has ``x``'s shape (see ``shapes.ShapeTable``).
 It never changes what a statement computes, only how, and it never touches
@@ -29,6 +32,22 @@ from . import Transformation
 def _is_number(node, value) -> bool:
     return (isinstance(node, gast.Constant) and not isinstance(node.value, bool)
             and isinstance(node.value, (int, float)) and node.value == value)
+
+
+def _is_negation(node) -> bool:
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
+
+
+def _without_negation(node):
+    """``e`` for ``-e``, ``a * e`` for ``a * -e`` (and ``-a * e``, ``/``); None otherwise."""
+    if _is_negation(node):
+        return node.operand
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        if _is_negation(node.right):
+            return gast.BinOp(left=node.left, op=node.op, right=node.right.operand)
+        if _is_negation(node.left):
+            return gast.BinOp(left=node.left.operand, op=node.op, right=node.right)
+    return None
 
 
 class _Rewrite(gast.NodeTransformer):
@@ -58,6 +77,15 @@ class _Rewrite(gast.NodeTransformer):
             return self._replace(left)
         if isinstance(op, gast.Add) and _is_number(left, 0):
             return self._replace(right)
+        if isinstance(op, gast.Add) and _is_negation(left):   # -a + b -> b - a
+            node.left, node.op, node.right = right, gast.Sub(), left.operand
+            return self._replace(node)
+        if isinstance(op, (gast.Add, gast.Sub)):
+            positive = _without_negation(right)
+            if positive is not None:   # a + -b -> a - b,  a - b * -c -> a + b * c
+                node.op = gast.Sub() if isinstance(op, gast.Add) else gast.Add()
+                node.right = positive
+                return self._replace(node)
         return node
 
     def visit_UnaryOp(self, node):

@@ -9,6 +9,5 @@ def dcube_scale(x, dout=1.0):
     dout = check_seed(out, dout)
     # return x * x * 3.0
     d_x_times_x = dout * 3.0
-    dx = d_x_times_x * x
-    dx += x * d_x_times_x
+    dx = d_x_times_x * x + x * d_x_times_x
     return dx

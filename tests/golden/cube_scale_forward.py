@@ -3,6 +3,5 @@
 
 def dcube_scale(x, dx):
     # return x * x * 3.0
-    d_x_times_x = dx * x + x * dx
-    dout = d_x_times_x * 3.0
+    dout = (dx * x + x * dx) * 3.0
     return dout

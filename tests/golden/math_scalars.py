@@ -12,7 +12,6 @@ def dmath_scalars(x, y, dout=1.0):
     out = sin_x_times_exp_y + sqrt_x
     dout = check_seed(out, dout)
     # return math.sin(x) * math.exp(y) + math.sqrt(x)
-    dx = dout / (2.0 * sqrt_x)
+    dx = dout / (2.0 * sqrt_x) + dout * exp_y * math.cos(x)
     dy = sin_x * dout * exp_y
-    dx += dout * exp_y * math.cos(x)
     return dx, dy

@@ -8,8 +8,7 @@ def dpiecewise(x, dx):
     if sum_x_gt_0:
         # y = np.sin(x) * x
         sin_x = np.sin(x)
-        d_sin_x = dx * np.cos(x)
-        dy = d_sin_x * x + sin_x * dx
+        dy = dx * np.cos(x) * x + sin_x * dx
     else:
         # y = x * x
         dy = dx * x + x * dx

@@ -12,11 +12,5 @@ def dsmooth_rows(B, dB):
         # for j in range(B.shape[1]):
         for j in range(B.shape[1]):
             # A[i, j] = (B[i, j] + B[i + 1, j] + B[i + 2, j]) / 3.0
-            d_B_part = dB[i, j]
-            d_B_part_2 = dB[i + 1, j]
-            d_B_part_plus_B_part_2 = d_B_part + d_B_part_2
-            d_B_part_3 = dB[i + 2, j]
-            dtotal = d_B_part_plus_B_part_2 + d_B_part_3
-            d_total_over_3 = dtotal / 3.0
-            dA[i, j] = d_total_over_3
+            dA[i, j] = (dB[i, j] + dB[i + 1, j] + dB[i + 2, j]) / 3.0
     return dA

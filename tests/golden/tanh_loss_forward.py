@@ -6,12 +6,9 @@ from srcad.runtime import broadcast_like
 def dtanh_loss(w, x, y, dw):
     # prediction = np.tanh(w * x)
     w_times_x = w * x
-    d_w_times_x = dw * x
     prediction = np.tanh(w_times_x)
-    dprediction = d_w_times_x * (1.0 - prediction * prediction)
+    dprediction = dw * x * (1.0 - prediction * prediction)
     # return np.sum((prediction - y) ** 2)
     prediction_minus_y = prediction - y
-    d_prediction_minus_y = broadcast_like(dprediction, prediction_minus_y)
-    d_prediction_minus_y_pow_2 = d_prediction_minus_y * 2 * prediction_minus_y
-    dout = np.sum(d_prediction_minus_y_pow_2)
+    dout = np.sum(broadcast_like(dprediction, prediction_minus_y) * 2 * prediction_minus_y)
     return dout

@@ -1,6 +1,6 @@
 # srcad 0.1.0: reverse-mode derivative of unpack_reassign (golden_functions.py:27) with respect to x
 import numpy as np
-from srcad.runtime import check_seed, unbroadcast, unreduce, zeros_like
+from srcad.runtime import add_at, check_seed, unbroadcast, unreduce, zeros_like
 
 
 def dunpack_reassign(x, dout=1.0):
@@ -29,5 +29,5 @@ def dunpack_reassign(x, dout=1.0):
     # a, b = x[0], x[1:]
     dx = zeros_like(x)
     dx[1:] += d_a_2
-    dx[0] += d_b_2
+    add_at(dx, 0, d_b_2)
     return dx

@@ -1,0 +1,128 @@
+"""Analysis helper of ``reverse``: loop temporaries cheaper to recompute than to save.
+
+Contract: ``plan(block, names, scalars)`` looks at one loop body (after
+``versioning``) and the names it binds first (which ``reverse`` would save on
+the tape at the end of each iteration), and returns the ones the backward pass
+can recompute instead, as ``{name: Recompute}``.  It never changes the tree.
+
+A temporary ``t = e`` qualifies when
+- ``e`` is arithmetic (``+ - * /``, unary ``-``) over scalar names and number
+  constants, and reads no other recomputed temporary;
+- every statement that reads ``t`` is a plain assignment at the top of the
+  same block, and every statement between ``t = e`` and the last of them
+  (``last_reader``) is an assignment or an expression statement;
+- no statement strictly between them rebinds a name ``e`` reads; the last
+  reader may rebind one (``x = t * u`` for ``t = r * x``) when its own adjoint
+  cannot read its result (an atom, ``+``, ``-``, ``*`` or unary ``-``), so the
+  backward pass restores that name before recomputing ``t``.
+
+The backward pass then evaluates ``t = e`` right before the last reader's
+adjoint, where every name ``e`` reads holds the value it had when ``t`` was
+first computed, so the tape holds one value per iteration fewer per temporary.
+
+``scalar_names(tree, parameters_are_scalars)`` is the set of names provably
+bound only to scalars (all parameters, when the derivative is the variant for
+all-scalar arguments; then whatever arithmetic computes from scalars).
+
+Example: in ``for _ in range(n): x = r * x * (1.0 - x)`` (all scalars) the
+temporaries ``r_times_x`` and ``t1_minus_x`` are recomputed from ``x``, so each
+iteration saves only the old ``x``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Set
+
+import gast
+
+from .. import syntax
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+# operations whose adjoint never reads their own result
+_RESULT_FREE = (gast.Add, gast.Sub, gast.Mult)
+
+
+@dataclass
+class Recompute:
+    """How to recompute one temporary: its defining statement and where the backward pass needs it."""
+
+    definition: gast.Assign
+    last_reader: gast.Assign
+
+
+def _is_arithmetic(node, scalars: Set[str]) -> bool:
+    if isinstance(node, gast.Name):
+        return node.id in scalars
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, _ARITHMETIC) and _is_arithmetic(node.left, scalars) \
+            and _is_arithmetic(node.right, scalars)
+    if isinstance(node, gast.UnaryOp):
+        return isinstance(node.op, gast.USub) and _is_arithmetic(node.operand, scalars)
+    return False
+
+
+def _result_free(value) -> bool:
+    """Whether the adjoint of ``y = value`` never reads ``y``."""
+    if isinstance(value, gast.Name):
+        return True
+    if isinstance(value, gast.BinOp):
+        return isinstance(value.op, _RESULT_FREE)
+    return isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
+
+
+def scalar_names(tree, parameters_are_scalars: bool) -> Set[str]:
+    """Names every assignment of which binds a scalar (a greatest fixed point)."""
+    parameters = {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
+    if not parameters_are_scalars:
+        return set()
+    assignments: Dict[str, List] = {}
+    for stmt in syntax.iter_statements(tree.body):
+        for target in (stmt.targets if isinstance(stmt, gast.Assign) else ()):
+            if isinstance(target, gast.Name):
+                assignments.setdefault(target.id, []).append(stmt.value)
+            else:
+                for name in syntax.names_in(target):
+                    assignments.setdefault(name, []).append(None)
+        if isinstance(stmt, (gast.AugAssign, gast.For)):
+            for name in syntax.names_in(stmt.target):
+                assignments.setdefault(name, []).append(None)
+    scalars = parameters | set(assignments)
+    while True:
+        kept = {n for n in scalars
+                if all(v is not None and _is_arithmetic(v, scalars) for v in assignments.get(n, ()))}
+        if kept == scalars:
+            return scalars
+        scalars = kept
+
+
+def plan(block: List, names: List[str], scalars: Set[str]) -> Dict[str, Recompute]:
+    """The temporaries among ``names`` (bound first in ``block``) to recompute rather than save."""
+    chosen: Dict[str, Recompute] = {}
+    if not scalars:
+        return chosen
+    position = {id(stmt): index for index, stmt in enumerate(block)}
+    for index, stmt in enumerate(block):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            continue
+        name = stmt.targets[0].id
+        if name not in names or not _is_arithmetic(stmt.value, scalars):
+            continue
+        operands = syntax.loaded_names(stmt.value)
+        if operands & set(chosen):
+            continue
+        readers = [later for later in syntax.iter_statements(block[index + 1:])
+                   if name in syntax.loaded_names(later)]
+        if not readers or any(id(r) not in position or not isinstance(r, gast.Assign) for r in readers):
+            continue
+        last = readers[-1]
+        between = block[index + 1:position[id(last)]]
+        if any(not isinstance(s, (gast.Assign, gast.Expr)) or isinstance(s, gast.Assign)
+               and syntax.stored_names(s.targets[0]) & operands for s in between):
+            continue
+        rebinds = syntax.stored_names(last.targets[0]) & operands
+        if rebinds and not (isinstance(last.targets[0], gast.Name) and _result_free(last.value)):
+            continue
+        chosen[name] = Recompute(stmt, last)
+    return chosen
