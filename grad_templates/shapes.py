@@ -62,10 +62,7 @@ def transpose_adjoint(y, x, axes=None):
 
 @tangent(np.transpose)
 def transpose_tangent(y, x, axes=None):
-    if axes is None:
-        d[y] = np.transpose(d[x])
-    else:
-        d[y] = np.transpose(d[x], axes)
+    d[y] = np.transpose(d[x], axes=axes)
 
 
 @adjoint(np.swapaxes)

@@ -30,12 +30,13 @@ Example::
 from __future__ import annotations
 
 import inspect
+import threading
 import weakref
 
 import numpy as np
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
-from . import cache, loader
+from . import cache, loader, tracebacks
 from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
 from .pipeline import build
 from .source import parse_function, unwrap
@@ -125,14 +126,18 @@ class Derivative:
         self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
 
     def __call__(self, *args, **kwargs):
-        if self._version != REGISTRY.version or self._watched and self._scope_changed():
-            self._load()
-        if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
-            function = self._scalar_function
-            if function is None or self._scalar_version != self._version:
-                function = self._load_scalar_variant()
-            return function(*args)
-        return self._compiled(*args, **kwargs)
+        try:
+            if self._version != REGISTRY.version or self._watched and self._scope_changed():
+                self._load()
+            if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
+                function = self._scalar_function
+                if function is None or self._scalar_version != self._version:
+                    function = self._load_scalar_variant()
+                return function(*args)
+            return self._compiled(*args, **kwargs)
+        except Exception as error:   # raised inside the derivative: note the generated and user lines
+            tracebacks.annotate(error)
+            raise
 
     def _load_scalar_variant(self):
         """All arguments are scalars: the variant generated knowing it (no broadcasting helpers)."""
@@ -204,7 +209,7 @@ def _bind(function, obj):
     return bound
 
 
-_BUILDING: list = []   # functions whose derivatives are being built (to detect recursion)
+_THREAD = threading.local()   # .building: functions this thread is building derivatives of (recursion check)
 
 
 def _compile_entry(func, key, wrt, mode, options, fresh=False):
@@ -221,15 +226,16 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
                     return source, loader.compile_text(text, path, key[:12]), name, injected, {}
                 except (SyntaxError, ValueError):   # a damaged file: build it again
                     pass
-    if func in _BUILDING:
-        chain = " -> ".join(f.__name__ for f in _BUILDING + [func])
+    building = _THREAD.__dict__.setdefault("building", [])
+    if func in building:
+        chain = " -> ".join(f.__name__ for f in building + [func])
         raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
                          f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
-    _BUILDING.append(func)
+    building.append(func)
     try:
         generated = build(func, wrt, mode, options)
     finally:
-        _BUILDING.pop()
+        building.pop()
     source = generated.source
     path = cache.store(key, function_label, source)
     text = cache.file_text(key, source)
@@ -321,7 +327,7 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     if len(primals) != len(positional):
         raise SrcadError(f"vjp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
                          f"pass one primal per positional parameter")
-    result = func(*primals)
+    result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
     out, aux = (result[0], result[1]) if has_aux else (result, None)
     derivative = _derivative(func, tuple(range(len(primals))), "reverse", True, has_aux=has_aux)
 
@@ -354,13 +360,14 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
     positional, _ = parameter_names(unwrap(func))
 
     def jacobian_function(*args):
-        out = np.asarray(func(*args))
+        out = np.asarray(func(*_copies(args)))
         blocks = []
         for name in names:
             index = positional.index(name)
             arg = np.asarray(args[index], dtype=float)
             chosen = mode if mode != "auto" else ("forward" if arg.size <= out.size else "reverse")
-            blocks.append(_jacobian_block(func, args, index, arg, out, chosen))
+            scalar = not isinstance(args[index], np.ndarray)   # a Python number takes a float tangent
+            blocks.append(_jacobian_block(func, args, index, arg, out, chosen, scalar))
         return tuple(blocks) if as_tuple else blocks[0]
 
     jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
@@ -415,20 +422,25 @@ def hvp(func: Callable, x, v):
     return _call_forward(_derivative(grad(func), 0, "forward", True), (x,), (v,))
 
 
+def _copies(values):
+    """``values`` with each array copied (for running f itself, which may write its arguments)."""
+    return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
+
+
 def _call_forward(derivative, args, tangents):
     """Call a forward-mode derivative with its tangents by keyword (they may be keyword-only)."""
     names = derivative.parameters[-len(tangents):]
     return derivative(*args, **dict(zip(names, tangents)))
 
 
-def _jacobian_block(func, args, index, arg, out, mode):
+def _jacobian_block(func, args, index, arg, out, mode, scalar):
     rows = np.zeros(out.shape + arg.shape)
     if mode == "forward":
         jvp_fn = _derivative(func, index, "forward", True)
         for position in np.ndindex(arg.shape):
             tangent = np.zeros(arg.shape)
             tangent[position] = 1.0
-            rows[(Ellipsis,) + position] = _call_forward(jvp_fn, args, (tangent if arg.ndim else float(tangent),))
+            rows[(Ellipsis,) + position] = _call_forward(jvp_fn, args, (float(tangent) if scalar else tangent,))
     else:
         vjp_fn = _derivative(func, index, "reverse", True)
         for position in np.ndindex(out.shape):

@@ -1469,6 +1469,20 @@ def arr(*values):
     return np.array(values, dtype=np.float64)
 
 
+def r_early_return_then_while_return(w, x):
+    # regression: the value returned by the first early return is also bound inside the loop;
+    # its adjoint must survive the branch that selects between the two returns
+    if -x[-1] > 0.5:
+        if (x[-1] * x[-1]) > 0.5:
+            return np.cos(w[1])
+    k = 0
+    while k < 4:
+        if x[-1] ** 3 < 0.5:
+            return x[0] * w[0]
+        k = k + 1
+    return x[-1] * 2.0
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1483,6 +1497,9 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, -1.04), wrt=None, label="first"),
+    case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, 0.3), wrt=None, label="loop"),
+    case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, 0.9), wrt=None, label="last"),
     # 1. branches and conditions
     case(b_if_scalar, 0.7, label="positive"),
     case(b_if_scalar, -0.8, label="negative"),

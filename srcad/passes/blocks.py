@@ -119,20 +119,45 @@ def has_break(loop) -> bool:
     return search(loop.body)
 
 
+def _numeric_function(function) -> bool:
+    module = getattr(function, "__module__", None) or getattr(getattr(function, "__class__", None), "__module__", "")
+    return function is not None and (module or "").split(".")[0] in ("numpy", "math")
+
+
 def array_names(stmts) -> Set[str]:
-    """Names used as arrays or numbers: operands of arithmetic, or indexed by a tuple."""
-    names = set()
+    """Names used as arrays or numbers, never as lists: operands of arithmetic (``+`` and ``*``
+    only beside a float or a known array: they also join and repeat lists), of NumPy and math
+    functions, or indexed by a tuple."""
+    names, joins = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         for node in gast.walk(stmt):
-            if isinstance(node, gast.BinOp) and not isinstance(node.op, (gast.Add, gast.Mult, gast.Mod)):
-                operands = [node.left, node.right]     # + and * also join and repeat lists
+            if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)):
+                joins.append((node.left, node.right))
+                continue
+            if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.Mod):
+                operands = [node.left, node.right]
             elif isinstance(node, gast.UnaryOp):
                 operands = [node.operand]
             elif isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Tuple):
                 operands = [node.value]
+            elif isinstance(node, gast.Call) and _numeric_function(syntax.annotation(node.func, "ref")):
+                operands = node.args
             else:
                 continue
             names |= {operand.id for operand in operands if isinstance(operand, gast.Name)}
+
+    def numeric(node):
+        return (isinstance(node, gast.Constant) and isinstance(node.value, float)) or (
+            isinstance(node, gast.Name) and node.id in names)
+
+    grown = True
+    while grown:
+        grown = False
+        for left, right in joins:
+            for one, other in ((left, right), (right, left)):
+                if numeric(one) and isinstance(other, gast.Name) and other.id not in names:
+                    names.add(other.id)
+                    grown = True
     return names
 
 

@@ -237,7 +237,6 @@ class Desugar(Transformation):
     def _result(self) -> str:
         if self.result_name is None:
             self.result_name = self.unit.namer.fresh("result")
-            self.flag_name = self.unit.namer.fresh("returned")
         return self.result_name
 
     def _lower_loop_returns(self, block, top=False) -> List:
@@ -245,10 +244,12 @@ class Desugar(Transformation):
         result = []
         for stmt in block:
             if isinstance(stmt, (gast.For, gast.While)) and _may_exit(stmt.body, (gast.Return,)):
-                if self.result_name is None:
-                    self._result()
-                    result.append(syntax.set_location(syntax.assign(self.flag_name, syntax.constant(False)),
-                                                      stmt.lineno))
+                # each loop has its own flag, set False right before it: a later loop's flag must not
+                # overwrite the one the backward pass reads to tell whether this loop returned
+                self._result()
+                self.flag_name = self.unit.namer.fresh("returned")
+                result.append(syntax.set_location(syntax.assign(self.flag_name, syntax.constant(False)),
+                                                  stmt.lineno))
                 endless = (isinstance(stmt, gast.While) and isinstance(stmt.test, gast.Constant)
                            and stmt.test.value is True and not _may_exit(stmt.body, (gast.Break,)))
                 stmt.body = self._restructure(self._returns_to_breaks(stmt.body), (gast.Break, gast.Continue))

@@ -30,7 +30,7 @@ from ..errors import SrcadError
 from .. import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
-from .blocks import definitely_bound, is_append, is_store, target_name
+from .blocks import array_names, definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import forward_statement, is_user_call
 from .frame import Frame, is_fresh, split_output, split_return, with_extras
@@ -55,6 +55,7 @@ class ForwardMode(Transformation):
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
+        self.arrays = array_names(body)
         copies = self.frame.copy_stored_parameters(body)
         copies += [syntax.assign(self.unit.namer.derivative(s.targets[0].id),
                                  syntax.call(self.frame.helper("copied"),
@@ -162,7 +163,10 @@ class ForwardMode(Transformation):
         value = self._read(stmt.value) if isinstance(stmt.value, gast.Name) else None
         target = gast.Subscript(value=syntax.name(self.unit.namer.derivative(array)),
                                 slice=syntax.clone(stmt.targets[0].slice), ctx=gast.Store())
-        tangent = gast.Assign(targets=[target], value=value or syntax.constant(0.0), type_comment=None)
+        if value is None:   # a zero tangent: 0.0 fills array elements; a list or dict entry gets a zero like it
+            value = syntax.constant(0.0) if array in self.arrays or not isinstance(stmt.value, gast.Name) \
+                else syntax.call(self.frame.helper("zeros_like"), [syntax.clone(stmt.value)])
+        tangent = gast.Assign(targets=[target], value=value, type_comment=None)
         return code + [stmt, tangent]
 
     def _has_tangent(self, name) -> bool:

@@ -39,6 +39,7 @@ rule, element store, ``if``, loop); add a construct to both.
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, List
 
 import gast
@@ -79,6 +80,7 @@ class ReverseMode(Transformation):
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
+        self.bindings = _bindings_in(body)
         self.arrays = array_names(body)
         self.int_names = range_indices(body)
         params = self.frame.parameters
@@ -328,6 +330,8 @@ class ReverseMode(Transformation):
                 if carries_derivative(inner.value):
                     names |= differentiable_operands(inner.value)
         outer |= names - bound_inside   # read but never bound in the block: it comes from outside
+        # bound inside and also somewhere outside (maybe only on some paths): its adjoint may flow out
+        outer |= {n for n in names & bound_inside if self.bindings[n] > _bindings_in(block)[n]}
         return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
 
     def _own_before_loop(self, touched, body) -> List:
@@ -451,15 +455,23 @@ class ReverseMode(Transformation):
         # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
         # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
         entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))
-                 and isinstance(value, gast.Name) and name not in self.arrays)
+                 and name not in self.arrays and isinstance(value, gast.Name)
+                 and self.unit.namer.derivatives().get(value.id) not in self.arrays)
         if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
             target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:
-            statements.append(syntax.expr_stmt(
-                syntax.call(self.frame.helper("add_at"), [syntax.name(adjoint), _as_value(index), value])))
+            # an assignment, not a bare call: differentiating this code again must see dx change
+            statements.append(syntax.assign(adjoint, syntax.call(
+                self.frame.helper("add_at"), [syntax.name(adjoint), _as_value(index), value])))
         return statements
 
+
+
+def _bindings_in(block) -> Counter:
+    """How many plain assignments bind each name in ``block`` (nested blocks included)."""
+    return Counter(s.targets[0].id for s in syntax.iter_statements(block)
+                   if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name))
 
 
 def _as_value(index):

@@ -40,6 +40,8 @@ class Versioning(Transformation):
             if isinstance(stmt, gast.Assign):
                 syntax.rename(stmt.value, current)
                 target = stmt.targets[0]
+                if isinstance(target, gast.Subscript):   # an element store writes the current version
+                    syntax.rename(target, {k: v for k, v in current.items() if k not in compound_targets})
                 if isinstance(target, gast.Name) and target.id not in compound_targets:
                     original = target.id
                     if original in defined:

@@ -12,6 +12,5 @@ def dsubscript_read(x, i, dout=1.0):
     # return x[i] * 2.0 + x[1:, 0]
     dx = zeros_like(x)
     dx[1:, 0] += unbroadcast(dout, x_part)
-    d_x_i = unbroadcast(dout, x_i_times_2) * 2.0
-    add_at(dx, i, d_x_i)
+    dx = add_at(dx, i, unbroadcast(dout, x_i_times_2) * 2.0)
     return dx

@@ -29,5 +29,5 @@ def dunpack_reassign(x, dout=1.0):
     # a, b = x[0], x[1:]
     dx = zeros_like(x)
     dx[1:] += d_a_2
-    add_at(dx, 0, d_b_2)
+    dx = add_at(dx, 0, d_b_2)
     return dx
