@@ -11,6 +11,7 @@ Example::
 from .api import (Derivative, autodiff, grad, hessian, hvp, jacobian, jvp, source, stop_gradient,
                   value_and_grad, vjp)
 from .checking import check_grads
+from .hooks import insert_grad_of
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
@@ -18,6 +19,6 @@ from .version import __version__
 from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
-__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
+__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
            "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
            "WrtError", "SeedError", "__version__"]

@@ -28,6 +28,7 @@ from .passes.aliasing import Aliasing
 from .passes.cleanup import Cleanup
 from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
+from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.normalize import Normalize
@@ -40,7 +41,7 @@ from .passes.versioning import Versioning
 from .source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -48,7 +49,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, Inline, Desugar, Alias
 OPTIMIZE = ("simplify", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "resolve", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
+_FRONT = ("syntax_check", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": _FRONT + ("reverse", OPTIMIZE),

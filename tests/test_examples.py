@@ -23,7 +23,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import srcad
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLES = REPO / "examples"
@@ -166,3 +169,24 @@ def test_expression_swell(tmp_path, private_cache, capsys):
         assert (tmp_path / "expression_swell.png").read_bytes()[:4] == b"\x89PNG"
     else:
         assert "matplotlib is not installed" in out
+
+
+def test_gradient_hooks(tmp_path, private_cache, capsys):
+    """The clipped RNN gradient: each step's hidden-state adjoint has norm at most LIMIT."""
+    example = load_example("gradient_hooks")
+    gradient = example.main()
+    out = capsys.readouterr().out
+    assert "# with srcad.insert_grad_of(h) as dh:" in out
+    rng = np.random.default_rng(0)
+    Wh, xs = 1.5 * rng.standard_normal((4, 4)), rng.standard_normal((6, 4))
+    # without the hook the gradient is the plain one, which is larger
+    plain = srcad.grad(_unclipped)(Wh, xs)
+    assert np.linalg.norm(gradient) < np.linalg.norm(plain)
+    assert example.loss(Wh, xs) == pytest.approx(_unclipped(Wh, xs))
+
+
+def _unclipped(Wh, xs):
+    h = np.zeros(Wh.shape[0])
+    for t in range(xs.shape[0]):
+        h = np.tanh(Wh @ h + xs[t])
+    return np.sum(h * h)

@@ -10,7 +10,9 @@ it stores the set of flagged pairs it checked (empty when all is well).
 
 Flagged: a plain copy ``z = y`` followed by an augmented assignment to, or an
 element store into, either name; a store into ``r`` where ``r = A[...]``.
-Not flagged: ``s = x[i]; s += 1`` (an element of a 1-D array is a new scalar).
+Not flagged: ``s = x[i]; s += 1`` (an element of a 1-D array is a new scalar);
+a change that cannot run after the copy (earlier in the text and in no loop
+around both); the copy a ``return`` makes (the function leaves right after).
 
 Example: ``z = y; z += 1.0`` fails with "... `z` shares its array with `y`
 (z = y); write z = y.copy() ...".
@@ -21,6 +23,7 @@ import gast
 
 from ..errors import UnsupportedSyntaxError
 from .. import syntax
+from .desugar import RETURN_VALUE
 from . import Analysis
 
 
@@ -31,8 +34,11 @@ class Aliasing(Analysis):
 
     def analyse(self, unit):
         copies, views = {}, {}
-        statements = list(syntax.iter_statements(unit.tree.body))
+        statements, self.places = [], {}
+        _number(unit.tree.body, (), statements, self.places)
         for stmt in statements:
+            if syntax.annotation(stmt, RETURN_VALUE):
+                continue   # `return z` leaves the function: nothing changes z while the copy lives
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
                 target, value = stmt.targets[0].id, stmt.value
                 if isinstance(value, gast.Name) and value.id != target:
@@ -59,7 +65,7 @@ class Aliasing(Analysis):
             shared = partners.get(base.id)
             if shared is None and changed is not base and base.id in views:
                 shared = views[base.id]
-            if shared is not None:
+            if shared is not None and self._may_follow(stmt, shared[1]):
                 other, origin = shared
                 raise unit.error(stmt, UnsupportedSyntaxError,
                                  f"changing `{base.id}` in place while `{other}` holds the same array "
@@ -68,3 +74,19 @@ class Aliasing(Analysis):
                                  f"make a copy first ({base.id} = {other}.copy()), or write "
                                  f"`{base.id} = {base.id} + ...` instead of an in-place update")
         return frozenset()
+
+    def _may_follow(self, change, copy) -> bool:
+        """Whether ``change`` can run after ``copy``: later in the text, or in a loop around both."""
+        (change_at, change_loops), (copy_at, copy_loops) = self.places[id(change)], self.places[id(copy)]
+        return change_at > copy_at or bool(set(change_loops) & set(copy_loops))
+
+
+def _number(block, loops, statements, places) -> None:
+    """Statements in text order, each with its position and the loops around it."""
+    for stmt in block:
+        places[id(stmt)] = (len(statements), loops)
+        statements.append(stmt)
+        inner = loops + (id(stmt),) if isinstance(stmt, (gast.For, gast.While)) else loops
+        for field in ("body", "orelse"):
+            _number(getattr(stmt, field, []) if isinstance(stmt, (gast.If, gast.For, gast.While)) else [],
+                    inner, statements, places)

@@ -218,7 +218,7 @@ class Desugar(Transformation):
                                                          gast.Return: "returning"}[kind])
                 if kind is gast.Return:
                     value = stmt.value if stmt.value is not None else syntax.constant(None)
-                    result.append(syntax.set_location(syntax.assign(self._result(), value), stmt.lineno))
+                    result.append(_return_value(syntax.assign(self._result(), value), stmt.lineno))
                 result.append(syntax.set_location(syntax.assign(flags[kind], syntax.constant(True)), stmt.lineno))
                 return result
             if isinstance(stmt, gast.If) and _may_exit([stmt], kinds):
@@ -274,9 +274,9 @@ class Desugar(Transformation):
         for stmt in block:
             if isinstance(stmt, gast.Return):
                 value = stmt.value if stmt.value is not None else syntax.constant(None)
-                result += [syntax.set_location(s, stmt.lineno) for s in (
-                    syntax.assign(self.result_name, value),
-                    syntax.assign(self.flag_name, syntax.constant(True)), gast.Break())]
+                result += [_return_value(syntax.assign(self.result_name, value), stmt.lineno)] + [
+                    syntax.set_location(s, stmt.lineno) for s in (
+                        syntax.assign(self.flag_name, syntax.constant(True)), gast.Break())]
             elif isinstance(stmt, gast.If):
                 stmt.body, stmt.orelse = self._returns_to_breaks(stmt.body), self._returns_to_breaks(stmt.orelse)
                 result.append(stmt)
@@ -315,13 +315,21 @@ class Desugar(Transformation):
         for stmt in block:
             if isinstance(stmt, gast.Return):
                 if not (isinstance(stmt.value, gast.Name) and stmt.value.id == out):
-                    result.append(syntax.set_location(syntax.assign(out, stmt.value), stmt.lineno))
+                    result.append(_return_value(syntax.assign(out, stmt.value), stmt.lineno))
             elif isinstance(stmt, gast.If):
                 stmt.body, stmt.orelse = self._assign_returns(stmt.body, out), self._assign_returns(stmt.orelse, out)
                 result.append(stmt)
             else:
                 result.append(stmt)
         return result
+
+
+RETURN_VALUE = "return_value"   # annotation of ``result = e`` made from ``return e``
+
+
+def _return_value(assignment, lineno):
+    syntax.annotate(assignment, RETURN_VALUE, True)
+    return syntax.set_location(assignment, lineno)
 
 
 def annotate_range(call) -> None:

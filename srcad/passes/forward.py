@@ -30,6 +30,7 @@ from ..errors import SrcadError
 from .. import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
+from .grad_hooks import HOOK
 from .blocks import array_names, definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import forward_statement, is_user_call
@@ -76,6 +77,8 @@ class ForwardMode(Transformation):
         return with_comments(self.unit, groups)
 
     def _construct(self, stmt, bound) -> List:
+        if syntax.annotation(stmt, HOOK) is not None:
+            return []   # gradient hooks act in the backward pass only
         if is_store(stmt):
             return self._store(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):

@@ -36,6 +36,7 @@ from ..naming import describe
 from ..operators import METADATA_ATTRIBUTES, METHODS
 from .. import syntax
 from ..syntax import annotate, annotation
+from .grad_hooks import HOOK
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
@@ -142,6 +143,8 @@ class Normalize(Transformation):
         if isinstance(stmt, gast.Return):
             return [gast.Return(value=self._return_value(stmt.value))]
         if isinstance(stmt, gast.Expr):
+            if syntax.annotation(stmt, HOOK) is not None:
+                return [stmt]
             if isinstance(stmt.value, gast.Constant):
                 return []  # docstring or bare constant
             return [gast.Expr(value=self._operation(stmt.value))]

@@ -50,6 +50,7 @@ from .activity import carries_derivative, differentiable_operands
 from ..containers import add_lists
 from .blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
+from .grad_hooks import HOOK
 from .frame import Frame, constant_index, is_fresh, range_indices, split_output, split_return, with_extras
 from .normalize import is_static
 from .recompute import plan as plan_recomputation, scalar_names
@@ -110,6 +111,8 @@ class ReverseMode(Transformation):
         for stmt in block:
             out = []
             groups.append((stmt.lineno, out))
+            if syntax.annotation(stmt, HOOK) is not None:
+                continue   # a gradient hook acts in the backward sweep only
             if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
                 syntax.annotate(stmt, "primal", True)
             if isinstance(stmt, gast.Assign) and not is_store(stmt):
@@ -224,6 +227,8 @@ class ReverseMode(Transformation):
             return self._loop(stmt)
         if is_append(stmt):
             return self._append(stmt)
+        if syntax.annotation(stmt, HOOK) is not None:
+            return self._hook(stmt)
         return []
 
     def _append(self, stmt) -> List:
@@ -237,6 +242,24 @@ class ReverseMode(Transformation):
             code = self._accumulate(element, popped) if self.activity.is_active(element) \
                 else [syntax.expr_stmt(popped)]
         return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
+
+    def _hook(self, stmt) -> List:
+        """``with insert_grad_of(x) as dx: body``: run ``body`` on x's adjoint as it stands here."""
+        atom = stmt.value.args[0]
+        as_name, body = syntax.annotation(stmt, HOOK)
+        if not self.activity.is_active(atom):
+            return []   # no derivative flows through x
+        adjoint = self.unit.namer.derivative(atom.id)
+        code = [] if atom.id in self.state else [
+            syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [syntax.clone(atom)]))]
+        user = syntax.clone_list(body)
+        if as_name is not None:
+            user = [syntax.assign(as_name, syntax.name(adjoint))] + user + [
+                syntax.assign(adjoint, syntax.name(as_name))]
+        for line in user:
+            syntax.annotate(line, "primal", True)   # the user's code: never rewritten
+        self.state[atom.id] = False   # the block may have left an alias in the adjoint
+        return code + user
 
     # one method per construct (mirrored in forward.py) -------------------------
     def _statement(self, stmt) -> List:

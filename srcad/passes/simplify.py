@@ -165,8 +165,10 @@ class Simplify(Transformation):
                 target = stmt.targets[0].id
                 if rewrite is None:
                     pass
-                elif target in mutated and not annotation(stmt, "primal"):
+                elif (target in mutated or syntax.loaded_names(stmt.value) & mutated) \
+                        and not annotation(stmt, "primal"):
                     # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
+                    # when either is later changed in place
                     inner = rewrite.generic_visit(syntax.clone(stmt.value))
                     whole = rewrite.visit(syntax.clone(inner))
                     stmt.value = whole if is_fresh(whole, shapes.objects) or not is_fresh(inner, shapes.objects) \

@@ -11,11 +11,13 @@ from __future__ import annotations
 import gast
 
 from ..errors import UnsupportedSyntaxError
+from .grad_hooks import is_hook_block
 from . import Analysis
 
 _STATEMENT_HINTS = {
     gast.Try: "move error handling outside the differentiated function",
-    gast.With: "move the `with` block outside the differentiated function",
+    gast.With: "move the `with` block outside the differentiated function "
+               "(only `with srcad.insert_grad_of(x) as dx:` is allowed inside)",
     gast.Delete: "drop the `del` statement; derivatives keep every value they read",
     gast.Global: "pass the value as an argument instead of writing a global",
     gast.Nonlocal: "pass the value as an argument instead of writing an enclosing variable",
@@ -69,6 +71,8 @@ class SyntaxCheck(Analysis):
                              "name each parameter explicitly")
         for stmt in unit.tree.body:
             for node in _walk_outside_local_defs(stmt):
+                if is_hook_block(node):   # its body is user code for the backward pass, not differentiated
+                    continue
                 hint = _STATEMENT_HINTS.get(type(node)) or _EXPRESSION_HINTS.get(type(node))
                 if hint is not None:
                     raise unit.error(node, UnsupportedSyntaxError,
@@ -84,6 +88,10 @@ def _walk_outside_local_defs(stmt):
     if isinstance(stmt, gast.FunctionDef):
         for inner in stmt.body:
             yield from _walk_outside_local_defs(inner)
+        return
+    if is_hook_block(stmt):
+        yield stmt
+        yield from gast.walk(stmt.items[0].context_expr)
         return
     if isinstance(stmt, (gast.If, gast.For, gast.While)):
         yield stmt
