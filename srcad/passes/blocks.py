@@ -36,17 +36,21 @@ def is_store(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
+_FRESH_RESULTS = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)   # never views
+
+
 class MemorySharing:
     """Over-approximates which names may share memory (one is a view or alias of another).
 
     A name may share memory with every name any of its assignments reads, and
-    transitively: ``Y_0 = Y[0]`` makes ``Y_0`` share with ``Y``.
+    transitively: ``Y_0 = Y[0]`` makes ``Y_0`` share with ``Y``.  Arithmetic
+    (``a * b``, ``-a``) makes a new value, so it shares with nothing.
     """
 
     def __init__(self, tree):
         self.sources = {}
         for stmt in syntax.iter_statements(tree.body):
-            if isinstance(stmt, gast.Assign):
+            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, _FRESH_RESULTS):
                 for name in syntax.stored_names(stmt.targets[0]):
                     self.sources.setdefault(name, set()).update(syntax.loaded_names(stmt.value))
         self._closure = {}

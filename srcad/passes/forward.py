@@ -90,6 +90,9 @@ class ForwardMode(Transformation):
                 self.owned.discard(stmt.targets[0].id)
                 return [forward_statement(self.unit, stmt, self.activity, self._tangent_of)]
             tangent = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
+            target = stmt.targets[0].id
+            if target in bound and tangent and not any(target in syntax.loaded_names(t) for t in tangent):
+                return tangent + [stmt]   # an update `x = a * b`: the tangent first, while x is still the old x
             return [stmt] + tangent
         if is_append(stmt):
             array = stmt.value.func.value.id
@@ -116,7 +119,9 @@ class ForwardMode(Transformation):
         for index, other in ((0, 1), (1, 0)):   # a tangent zero on one path only is written out
             for name in sorted(ends[index] - ends[other]):
                 if name in syntax.stored_names(gast.Module(body=stmt.body + stmt.orelse, type_ignores=[])):
-                    arms[index].append(self._zeros(name))
+                    arm = arms[index]   # before a closing break or continue, where it still runs
+                    end = len(arm) - 1 if arm and isinstance(arm[-1], (gast.Break, gast.Continue)) else len(arm)
+                    arm.insert(end, self._zeros(name))
         self.zero = ends[0] & ends[1]
         return pre + [gast.If(test=stmt.test, body=arms[0] or [gast.Pass()], orelse=arms[1])]
 

@@ -18,7 +18,5 @@ def dlogistic_map(l, n, dl=1.0):
         # l = 4.0 * l * (1.0 - l)
         t1_minus_l = tape.pop()
         t4_times_l = tape.pop()
-        d_t4_times_l = dl * t1_minus_l
-        dl = -(t4_times_l * dl)
-        dl += 4.0 * d_t4_times_l
+        dl = 4.0 * (dl * t1_minus_l) - t4_times_l * dl
     return copied(dl)

@@ -6,9 +6,7 @@ def dlogistic_map(l, n, dl):
     for i in range(n):
         # l = 4.0 * l * (1.0 - l)
         t4_times_l = 4.0 * l
-        d_t4_times_l = 4.0 * dl
         t1_minus_l = 1.0 - l
-        d_t1_minus_l = -dl
+        dl = 4.0 * dl * t1_minus_l - t4_times_l * dl
         l = t4_times_l * t1_minus_l
-        dl = d_t4_times_l * t1_minus_l + t4_times_l * d_t1_minus_l
     return dl
