@@ -1,16 +1,27 @@
 """Rules for srcad's own runtime helpers, so generated derivatives can be differentiated again.
 
-Generated code calls ``check_seed``, ``unbroadcast``, ``broadcast_like``,
-``unreduce`` and ``copied``; with these rules ``srcad.grad(srcad.grad(f))`` and
-forward-over-reverse Hessians differentiate that code like any other.  Each
-helper is linear in the derivative it moves, so its rules only move
-derivatives the other way.  Helpers that compute masks, counts or zeros carry
-no derivative.
+Generated code calls helpers from ``srcad.runtime`` (this module),
+``srcad.runtime_linalg`` and ``srcad.runtime_decompositions``
+(``runtime_helpers_linalg``), ``srcad.runtime_reductions`` and
+``srcad.runtime_shapes`` (``runtime_helpers_reductions``).  With their rules
+``srcad.grad(srcad.grad(f))``, ``srcad.hessian`` and ``srcad.hvp``
+differentiate that code like any other.
+
+Most helpers are linear in the derivative they move (``unbroadcast``,
+``untake``...) and the adjoint of a linear map is its transpose, which is
+usually the primal operation itself: the adjoint of ``unconcatenate`` is
+``np.concatenate``.  The product helpers (``matmul_lhs_grad``...) are
+bilinear in the output gradient and the other operand, so their rules call
+the product and its other gradient helper.  A rule for a helper may call
+other helpers: the set of helpers and rules is closed.  Helpers that compute
+masks, counts, shares of a gradient at a kink or zeros are piecewise constant
+and declared non-differentiable.
 """
 import numpy as np
 
 from srcad import runtime
-from srcad.runtime import broadcast_like, unbroadcast, unreduce
+from srcad.runtime import (add_at, broadcast_like, dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad,
+                           polygamma, sinc_slope, unbroadcast, unreduce, zeros_like)
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
@@ -65,6 +76,101 @@ def copied_adjoint(y, value):
 @tangent(runtime.copied)
 def copied_tangent(y, value):
     d[y] = d[value]
+
+
+# ``y = add_at(target, index, grad)`` is ``target`` with ``grad`` added at ``index`` (repeats add up).
+
+@adjoint(runtime.add_at)
+def add_at_adjoint(y, target, index, grad):
+    d[target] = d[y]
+    d[grad] = unbroadcast(d[y][index], grad)
+
+
+@tangent(runtime.add_at)
+def add_at_tangent(y, target, index, grad):
+    d[y] = d[target] + add_at(zeros_like(target), index, d[grad])
+
+
+# The gradients of ``a @ b`` are bilinear: ``matmul_lhs_grad(g, a, b)`` in ``g`` and ``b`` (``a`` only
+# gives the shape), and the transpose of ``g -> matmul_lhs_grad(g, a, b)`` is ``t -> t @ b``.
+
+@adjoint(runtime.matmul_lhs_grad)
+def matmul_lhs_grad_adjoint(y, grad, a, b):
+    d[grad] = np.matmul(d[y], b)
+    d[b] = matmul_rhs_grad(grad, d[y], b)
+
+
+@tangent(runtime.matmul_lhs_grad)
+def matmul_lhs_grad_tangent(y, grad, a, b):
+    d[y] = matmul_lhs_grad(d[grad], a, b) + matmul_lhs_grad(grad, a, d[b])
+
+
+@adjoint(runtime.matmul_rhs_grad)
+def matmul_rhs_grad_adjoint(y, grad, a, b):
+    d[grad] = np.matmul(a, d[y])
+    d[a] = matmul_lhs_grad(grad, a, d[y])
+
+
+@tangent(runtime.matmul_rhs_grad)
+def matmul_rhs_grad_tangent(y, grad, a, b):
+    d[y] = matmul_rhs_grad(d[grad], a, b) + matmul_rhs_grad(grad, d[a], b)
+
+
+@adjoint(runtime.dot_lhs_grad)
+def dot_lhs_grad_adjoint(y, grad, a, b):
+    d[grad] = np.dot(d[y], b)
+    d[b] = dot_rhs_grad(grad, d[y], b)
+
+
+@tangent(runtime.dot_lhs_grad)
+def dot_lhs_grad_tangent(y, grad, a, b):
+    d[y] = dot_lhs_grad(d[grad], a, b) + dot_lhs_grad(grad, a, d[b])
+
+
+@adjoint(runtime.dot_rhs_grad)
+def dot_rhs_grad_adjoint(y, grad, a, b):
+    d[grad] = np.dot(a, d[y])
+    d[a] = dot_lhs_grad(grad, a, d[y])
+
+
+@tangent(runtime.dot_rhs_grad)
+def dot_rhs_grad_tangent(y, grad, a, b):
+    d[y] = dot_rhs_grad(d[grad], a, b) + dot_rhs_grad(grad, d[a], b)
+
+
+# Derivatives of special functions: digamma's derivatives are the polygamma functions, and the
+# derivative of sinc's slope is -pi^2 sinc(x) - 2 sinc'(x) / x (-pi^2 / 3 at 0).
+
+@adjoint(runtime.digamma)
+def digamma_adjoint(y, x):
+    d[x] = d[y] * polygamma(1, x)
+
+
+@tangent(runtime.digamma)
+def digamma_tangent(y, x):
+    d[y] = d[x] * polygamma(1, x)
+
+
+@adjoint(runtime.polygamma)
+def polygamma_adjoint(y, n, x):
+    d[x] = d[y] * polygamma(n + 1, x)
+
+
+@tangent(runtime.polygamma)
+def polygamma_tangent(y, n, x):
+    d[y] = d[x] * polygamma(n + 1, x)
+
+
+@adjoint(runtime.sinc_slope)
+def sinc_slope_adjoint(y, x):
+    d[x] = d[y] * np.where(x == 0, -np.pi ** 2 / 3.0,
+                           -np.pi ** 2 * np.sinc(x) - 2.0 * sinc_slope(x) / np.where(x == 0, 1.0, x))
+
+
+@tangent(runtime.sinc_slope)
+def sinc_slope_tangent(y, x):
+    d[y] = d[x] * np.where(x == 0, -np.pi ** 2 / 3.0,
+                           -np.pi ** 2 * np.sinc(x) - 2.0 * sinc_slope(x) / np.where(x == 0, 1.0, x))
 
 
 nondifferentiable(runtime.zeros_like, runtime.reduced_count, runtime.maximum_share, runtime.fmax_share,

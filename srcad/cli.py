@@ -52,6 +52,7 @@ from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 from . import api, pipeline
 from .errors import SrcadError
+from .kernels import cli as kernel_cli
 from .templates import FORWARD, REGISTRY, REVERSE
 from .version import __version__
 
@@ -210,6 +211,7 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="with --passes: show what each stage changed, as a unified diff")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="skip the optimisation passes")
+    kernel_cli.add_command(commands)
     commands.add_parser(
         "templates", help="list the functions srcad has gradient rules for, and their modes",
         description="List the functions srcad has gradient rules for (and in which modes), then those "
@@ -322,6 +324,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     try:
         if args.command == "templates":
             return _templates(sys.stdout)
+        if args.command == "kernel":
+            return kernel_cli.run(args, sys.stdout)
         return _show(args, sys.stdout)
     except TargetError as exc:
         print(f"srcad: {exc}", file=sys.stderr)

@@ -264,6 +264,38 @@ def norm_direction(x, ord=None, axis=None):
     return np.moveaxis(direction, (-2, -1), (rows, columns))
 
 
+def norm_direction_tangent(t, x, ord=None, axis=None):
+    """The tangent of ``norm_direction(x, ord, axis)`` along ``t``: the Hessian of the norm times ``t``.
+
+    2-norms and Frobenius norms give ``(t - u <u, t>) / norm`` with ``u = x / norm``;
+    ``p``-norms their own formula; the 0, 1 and max norms (vector or matrix)
+    are piecewise linear, so 0.  Spectral and nuclear matrix norms raise
+    ValueError.
+
+    Example: ``norm_direction_tangent(np.array([1.0, 0.0]), np.array([3.0, 4.0]))`` is ``array([ 0.128, -0.096])``.
+    """
+    x = np.asarray(x)
+    t = np.broadcast_to(t, x.shape)
+    if _is_matrix_norm(x, ord, axis):
+        if ord in ("nuc", 2, -2):
+            raise ValueError(f"srcad differentiates np.linalg.norm(x, ord={ord!r}) of a matrix once, not twice")
+        if ord not in (None, "fro"):
+            return np.zeros(x.shape)
+        axes = (0, 1) if axis is None else tuple(a % x.ndim for a in axis)
+    elif ord is not None and ord != 2:
+        if ord in (0, 1, np.inf, -np.inf):
+            return np.zeros(x.shape)
+        direction = norm_direction(x, ord=ord, axis=axis)
+        norm = np.linalg.norm(x, ord=ord, axis=axis, keepdims=True)
+        along = np.sum(direction * t, axis=axis, keepdims=True)
+        return (ord - 1) * (np.abs(x) ** (ord - 2) * t / norm ** (ord - 1) - direction * along / norm)
+    else:
+        axes = tuple(range(x.ndim)) if axis is None else (axis,)
+    norm = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
+    unit = x / norm
+    return (t - unit * np.sum(unit * t, axis=axes, keepdims=True)) / norm
+
+
 # --------------------------------------------------------------------------
 # linear systems
 

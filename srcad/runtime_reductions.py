@@ -69,6 +69,80 @@ def prod_others(x, axis=None):
     return np.moveaxis((before * after).reshape(moved.shape), last, axes)
 
 
+def _prod_others_multilinear(x, directions, axis):
+    """For each element ``i``: the sum, over distinct other elements ``j1, ..., jm`` of its group, of
+    ``t1[j1] ... tm[jm]`` times the product of the group's remaining elements.
+
+    That is the ``m``-th derivative of ``prod_others`` along ``directions``; it
+    is the coefficient of ``e1 ... em`` in the product of ``x + e1 t1 + ... +
+    em tm`` over the others (with ``e * e = 0``), formed by running products,
+    so it is exact where ``x`` has zeros.
+    """
+    x = np.asarray(x)
+    m = len(directions)
+    if x.ndim == 0:
+        return np.zeros_like(x * 1.0)
+    axes = _axes(axis, x.ndim)
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    layout = np.moveaxis(x, axes, last).shape
+
+    def grouped(value):
+        moved = np.moveaxis(np.broadcast_to(value, x.shape), axes, last)
+        return moved.reshape(layout[:x.ndim - len(axes)] + (-1,))
+
+    factors = [grouped(x)] + [grouped(t) for t in directions]   # the coefficients of 1, e1, ..., em
+    batch, length = factors[0].shape[:-1], factors[0].shape[-1]
+    dtype = np.result_type(*factors, 1.0)
+
+    def running(order):
+        """Exclusive running products, in the algebra of ``e1..em`` (one coefficient per subset)."""
+        product = np.zeros((2 ** m,) + batch, dtype=dtype)
+        product[0] = 1.0
+        result = np.zeros((2 ** m,) + batch + (length,), dtype=dtype)
+        for k in order:
+            result[..., k] = product
+            grown = product * factors[0][..., k]
+            for subset in range(1, 2 ** m):
+                for l in range(m):
+                    if subset >> l & 1:
+                        grown[subset] += product[subset ^ (1 << l)] * factors[l + 1][..., k]
+            product = grown
+        return result
+
+    before, after = running(range(length)), running(range(length - 1, -1, -1))
+    full = 2 ** m - 1
+    total = sum(before[subset] * after[full ^ subset] for subset in range(2 ** m) if subset & full == subset)
+    return np.moveaxis(total.reshape(layout), last, axes)
+
+
+def prod_others_tangent(t, x, axis=None):
+    """The tangent of ``prod_others(x, axis)`` along ``t``: for each element, the sum over the
+    others ``j`` of ``t[j]`` times the product of the rest; exact where ``x`` has zeros.
+
+    Example: ``prod_others_tangent(np.array([1.0, 0.0, 0.0]), np.array([2.0, 3.0, 5.0]))``
+    is ``array([0., 5., 3.])``.
+    """
+    return _prod_others_multilinear(x, [t], axis)
+
+
+def prod_others_tangent2(t1, t2, x, axis=None):
+    """The second derivative of ``prod_others(x, axis)`` along ``t1`` and ``t2`` (see ``prod_others_tangent``).
+
+    Example: ``prod_others_tangent2(np.ones(3), np.ones(3), np.array([2.0, 3.0, 5.0]))``
+    is ``array([2., 2., 2.])``.
+    """
+    return _prod_others_multilinear(x, [t1, t2], axis)
+
+
+def prod_others_tangent3(t1, t2, t3, x, axis=None):
+    """The third derivative of ``prod_others(x, axis)`` along ``t1``, ``t2`` and ``t3``.
+
+    Example: ``prod_others_tangent3(np.ones(4), np.ones(4), np.ones(4), np.arange(4.0))``
+    is ``array([6., 6., 6., 6.])``.
+    """
+    return _prod_others_multilinear(x, [t1, t2, t3], axis)
+
+
 def logsumexp_weights(a, result, b=None, axis=None, keepdims=False):
     """The derivative of ``result = scipy.special.logsumexp(a, axis, b, keepdims)`` with respect to each ``a``.
 

@@ -41,7 +41,7 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from srcad import runtime
+from srcad import runtime, runtime_linalg, runtime_reductions, runtime_shapes
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -50,7 +50,9 @@ except ImportError:  # SciPy is optional: its rows are left out
     special = None
 
 ARGUMENTS = ("x", "y", "z")
-NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime}
+NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime,
+             "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
+             "runtime_shapes": runtime_shapes}
 
 Shape = Union[Tuple[int, ...], type]
 
@@ -61,6 +63,15 @@ SCALAR = [PYFLOAT, ()]                                    # math-module function
 BINARY = [((), ()), ((3,), (3,)), ((2, 3), (2, 3)),      # same shapes
           ((3, 1), (1, 4)), ((5,), (2, 5)), ((2, 3), ()), ((), (3,))]  # broadcasting
 BINARY_PY = BINARY + [(PYFLOAT, PYFLOAT), (PYFLOAT, (3,)), ((2, 3), PYFLOAT)]
+# (output gradient, a, b) of the products a @ b, np.dot(a, b), np.inner(a, b), np.kron(a, b)
+MATMUL_GRADS = [((), (3,), (3,)), ((2,), (2, 3), (3,)), ((4,), (3,), (3, 4)), ((2, 4), (2, 3), (3, 4)),
+                ((2, 2, 4), (2, 2, 3), (3, 4)), ((2, 4), (3,), (2, 3, 4)), ((2, 2), (2, 2, 3), (3,)),
+                ((2, 3, 2, 2), (2, 1, 2, 3), (3, 3, 2))]
+DOT_GRADS = [((), (3,), (3,)), ((2,), (2, 3), (3,)), ((4,), (3,), (3, 4)), ((2, 4), (2, 3), (3, 4)),
+             ((3,), (), (3,)), ((2, 3), (2, 3), ()), ((2, 3), (2, 3, 4), (4,)), ((2, 2, 2), (2, 3), (2, 3, 2))]
+INNER_GRADS = [((), (3,), (3,)), ((2,), (2, 3), (3,)), ((2, 4), (2, 3), (4, 3)), ((3,), (), (3,)),
+               ((2, 2, 2), (2, 2, 3), (2, 3))]
+KRON_GRADS = [((6,), (2,), (3,)), ((4, 6), (2, 2), (2, 3)), ((2, 6), (2,), (2, 3))]
 
 
 @dataclass(frozen=True)
@@ -431,6 +442,128 @@ SPECS: List[Spec] = [
     Spec(runtime.unreduce, "runtime.unreduce(x, y)", [((), (3,)), ((), (2, 3))]),
     Spec(runtime.unreduce, "runtime.unreduce(x, y, axis=1)", [((2,), (2, 3))], tag="axis1"),
     Spec(runtime.copied, "runtime.copied(x)", UNARY),
+    Spec(runtime.add_at, "runtime.add_at(x * 1.0, [0, 2, 0], y)", [((3,), (3,)), ((3, 2), (3, 2))], tag="fancy"),
+    Spec(runtime.add_at, "runtime.add_at(x * 1.0, slice(1, 3), y)", [((4,), (2,)), ((4,), ()), ((4, 2), (2,))],
+         tag="slice"),
+    Spec(runtime.matmul_lhs_grad, "runtime.matmul_lhs_grad(x, y, z)", MATMUL_GRADS),
+    Spec(runtime.matmul_rhs_grad, "runtime.matmul_rhs_grad(x, y, z)", MATMUL_GRADS),
+    Spec(runtime.dot_lhs_grad, "runtime.dot_lhs_grad(x, y, z)", DOT_GRADS),
+    Spec(runtime.dot_rhs_grad, "runtime.dot_rhs_grad(x, y, z)", DOT_GRADS),
+    Spec(runtime.digamma, "runtime.digamma(x)", SCALAR, domain="positive"),
+    Spec(runtime.polygamma, "runtime.polygamma(2, x)", SCALAR, domain="positive"),
+    Spec(runtime.sinc_slope, "runtime.sinc_slope(x)", UNARY),
+    Spec(runtime_linalg.per_matrix, "runtime_linalg.per_matrix(x)", [(), (2,)]),
+    Spec(runtime_linalg.inner_lhs_grad, "runtime_linalg.inner_lhs_grad(x, y, z)", INNER_GRADS),
+    Spec(runtime_linalg.inner_rhs_grad, "runtime_linalg.inner_rhs_grad(x, y, z)", INNER_GRADS),
+    Spec(runtime_linalg.tensordot_lhs_grad, "runtime_linalg.tensordot_lhs_grad(x, y, z)",
+         [((2, 2), (2, 3, 4), (3, 4, 2))]),
+    Spec(runtime_linalg.tensordot_lhs_grad, "runtime_linalg.tensordot_lhs_grad(x, y, z, axes=([0, 2], [2, 1]))",
+         [((3, 3), (2, 3, 4), (3, 4, 2))], tag="pairs"),
+    Spec(runtime_linalg.tensordot_rhs_grad, "runtime_linalg.tensordot_rhs_grad(x, y, z, axes=1)",
+         [((2, 2), (2, 3), (3, 2))]),
+    Spec(runtime_linalg.kron_lhs_grad, "runtime_linalg.kron_lhs_grad(x, y, z)", KRON_GRADS),
+    Spec(runtime_linalg.kron_rhs_grad, "runtime_linalg.kron_rhs_grad(x, y, z)", KRON_GRADS),
+    Spec(runtime_linalg.cross_lhs_grad, "runtime_linalg.cross_lhs_grad(x, y, z)",
+         [((3,), (3,), (3,)), ((2, 3), (2, 3), (3,))]),
+    Spec(runtime_linalg.cross_rhs_grad, "runtime_linalg.cross_rhs_grad(x, y, z)",
+         [((3,), (3,), (3,)), ((2, 3), (3,), (2, 3))]),
+    Spec(runtime_linalg.einsum_of, "runtime_linalg.einsum_of('ij,jk->ik', x, y)", [((2, 3), (3, 4))]),
+    Spec(runtime_linalg.einsum_of, "runtime_linalg.einsum_of('ij,jk,k->i', x, y, z)", [((2, 3), (3, 4), (4,))],
+         tag="three"),
+    Spec(runtime_linalg.einsum_grad, "runtime_linalg.einsum_grad('ij,jk->ik', x, 0, y, z)",
+         [((2, 4), (2, 3), (3, 4))], tag="first"),
+    Spec(runtime_linalg.einsum_grad, "runtime_linalg.einsum_grad('ij,jk->ik', x, 1, y, z)",
+         [((2, 4), (2, 3), (3, 4))], tag="second"),
+    Spec(runtime_linalg.einsum_grad, "runtime_linalg.einsum_grad('ij,jk,k->i', x, 2, y, z, np.ones(4))",
+         [((2,), (2, 3), (3, 4))], tag="third"),
+    Spec(runtime_linalg.einsum_grad, "runtime_linalg.einsum_grad('ii->i', x, 0, y)", [((3,), (3, 3))], tag="diagonal"),
+    Spec(runtime_linalg.norm_direction, "runtime_linalg.norm_direction(x)", [(3,), (2, 3)], domain="nonzero"),
+    Spec(runtime_linalg.norm_direction, "runtime_linalg.norm_direction(x, 3)", [(4,)], domain="nonzero", tag="ord3"),
+    Spec(runtime_linalg.norm_direction, "runtime_linalg.norm_direction(x, 1)", [(4,)], domain="nonzero", tag="ord1"),
+    Spec(runtime_linalg.norm_direction, "runtime_linalg.norm_direction(x, 'fro')", [(2, 3)], domain="nonzero",
+         tag="fro"),
+    Spec(runtime_linalg.norm_direction, "runtime_linalg.norm_direction(x, axis=1)", [(2, 3)], domain="nonzero",
+         tag="axis1"),
+    Spec(runtime_linalg.solve_like, "runtime_linalg.solve_like(x, y, z)",
+         [((3, 3), (3,), (3,)), ((3, 3), (3, 2), (3, 2)), ((2, 3, 3), (3,), (3,))],
+         domain=("wellcond", "real", "real")),
+    Spec(runtime_linalg.apply_like, "runtime_linalg.apply_like(x, y, z)",
+         [((3, 3), (3,), (3,)), ((3, 3), (3, 2), (3, 2)), ((2, 3, 3), (3,), (3,))]),
+    Spec(runtime_linalg.outer_like, "runtime_linalg.outer_like(x, y, np.eye(3), z)",
+         [((3,), (3,), (3,)), ((3, 2), (3, 2), (3, 2))]),
+    Spec(runtime_reductions.prod_others, "runtime_reductions.prod_others(x)", UNARY),
+    Spec(runtime_reductions.prod_others, "runtime_reductions.prod_others(x, axis=1)", [(2, 3)], tag="axis1"),
+    Spec(runtime_reductions.prod_others_tangent, "runtime_reductions.prod_others_tangent(x, y)",
+         [((3,), (3,)), ((2, 3), (2, 3)), ((), ())]),
+    Spec(runtime_reductions.prod_others_tangent, "runtime_reductions.prod_others_tangent(x, y, axis=(0, 2))",
+         [((2, 3, 2), (2, 3, 2))], tag="axes"),
+    Spec(runtime_reductions.prod_others_tangent2, "runtime_reductions.prod_others_tangent2(x, y, z)",
+         [((4,), (4,), (4,)), ((2, 3), (2, 3), (2, 3))]),
+    Spec(runtime_reductions.prod_others_tangent2, "runtime_reductions.prod_others_tangent2(x, y, z, axis=0)",
+         [((3, 2), (3, 2), (3, 2))], tag="axis0"),
+    Spec(runtime_reductions.logsumexp_weights, "runtime_reductions.logsumexp_weights(x, y)", [((3,), ())]),
+    Spec(runtime_reductions.logsumexp_weights, "runtime_reductions.logsumexp_weights(x, y, z)",
+         [((3,), (), (3,)), ((2, 3), (), (3,))], tag="weights"),
+    Spec(runtime_reductions.logsumexp_weights, "runtime_reductions.logsumexp_weights(x, y, axis=1)",
+         [((2, 3), (2,))], tag="axis1"),
+    Spec(runtime_reductions.logsumexp_weights, "runtime_reductions.logsumexp_weights(x, y, axis=0, keepdims=True)",
+         [((2, 3), (1, 3))], tag="keepdims"),
+    Spec(runtime_reductions.uncumsum, "runtime_reductions.uncumsum(x, y)", [((4,), (4,)), ((6,), (2, 3))]),
+    Spec(runtime_reductions.uncumsum, "runtime_reductions.uncumsum(x, y, axis=1)", [((2, 3), (2, 3))], tag="axis1"),
+    Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, [y, z])", [((), (), ()), ((3,), (3,), (3,))]),
+    Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, y)", [((3,), (2, 3))], tag="array"),
+    Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, [1.0, 3.0, 3.0], 3.0)",
+         [(), PYFLOAT]),
+    Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, 2.0, 2.0, other=2.0)",
+         [(), PYFLOAT], tag="tie"),
+    Spec(runtime_reductions.extremum_tangent, "runtime_reductions.extremum_tangent([x, y, x], [1.0, 3.0, 3.0], 3.0)",
+         [((), ()), (PYFLOAT, PYFLOAT)]),
+    Spec(runtime_reductions.extremum_tangent, "runtime_reductions.extremum_tangent(x, 3.0, 3.0, other=1.0)",
+         [(), PYFLOAT], tag="pair"),
+    Spec(runtime_shapes.unconcatenate, "runtime_shapes.unconcatenate(x, [y, z])[1]",
+         [((5,), (2,), (3,)), ((3, 3), (1, 3), (2, 3))]),
+    Spec(runtime_shapes.unconcatenate, "runtime_shapes.unconcatenate(x, [y, z], axis=1)[0]",
+         [((2, 4), (2, 1), (2, 3))], tag="axis1"),
+    Spec(runtime_shapes.unconcatenate, "runtime_shapes.unconcatenate(x, [y, z], axis=None)[0]",
+         [((7,), (2, 2), (3,))], tag="flat"),
+    Spec(runtime_shapes.unstack, "runtime_shapes.unstack(x, [y, z])", [((2, 3), (3,), (3,))]),
+    Spec(runtime_shapes.unstack, "runtime_shapes.unstack(x, [y, z], axis=-1)", [((3, 2), (3,), (3,))],
+         tag="axis-1"),
+    Spec(runtime_shapes.unhstack, "runtime_shapes.unhstack(x, [y, z])[1]",
+         [((5,), (2,), (3,)), ((2, 4), (2, 1), (2, 3))]),
+    Spec(runtime_shapes.unvstack, "runtime_shapes.unvstack(x, [y, z])[1]",
+         [((2, 3), (3,), (3,)), ((3, 3), (1, 3), (2, 3))]),
+    Spec(runtime_shapes.undstack, "runtime_shapes.undstack(x, [y, z])", [((1, 3, 2), (3,), (3,))]),
+    Spec(runtime_shapes.uncolumn_stack, "runtime_shapes.uncolumn_stack(x, [y, z])[1]",
+         [((3, 2), (3,), (3,)), ((3, 3), (3,), (3, 2))]),
+    Spec(runtime_shapes.unarray, "runtime_shapes.unarray(x, [y, z])", [((2, 3), (3,), (3,))]),
+    Spec(runtime_shapes.unarray, "runtime_shapes.unarray(x, y)", [((2, 3), (2, 3))], tag="array"),
+    Spec(runtime_shapes.unarray, "runtime_shapes.unarray(x, [[y, z], [z, y]])", [((2, 2), PYFLOAT, PYFLOAT)],
+         tag="nested"),
+    Spec(runtime_shapes.unrepeat, "runtime_shapes.unrepeat(x, y, 2)", [((6,), (3,)), ((12,), (2, 3))]),
+    Spec(runtime_shapes.unrepeat, "runtime_shapes.unrepeat(x, y, [1, 0, 2], axis=1)", [((2, 3), (2, 3))],
+         tag="counts-axis1"),
+    Spec(runtime_shapes.untile, "runtime_shapes.untile(x, y, 2)", [((6,), (3,)), ((2, 6), (2, 3))]),
+    Spec(runtime_shapes.untile, "runtime_shapes.untile(x, y, (2, 1, 2))", [((2, 2, 6), (2, 3))], tag="reps"),
+    Spec(runtime_shapes.unpad, "runtime_shapes.unpad(x, y, 1)", [((5,), (3,)), ((4, 5), (2, 3))]),
+    Spec(runtime_shapes.unpad, "runtime_shapes.unpad(x, y, (2, 1), mode='edge')", [((6,), (3,))], tag="edge"),
+    Spec(runtime_shapes.unpad, "runtime_shapes.unpad(x, y, 2, mode='reflect')", [((8,), (4,))], tag="reflect"),
+    Spec(runtime_shapes.untake, "runtime_shapes.untake(x, y, [2, 0, 2])", [((3,), (3,))]),
+    Spec(runtime_shapes.untake, "runtime_shapes.untake(x, y, [[1, 0], [1, 1]], axis=1)", [((2, 2, 2), (2, 3))],
+         tag="axis1"),
+    Spec(runtime_shapes.untake, "runtime_shapes.untake(x, y, [4, -1], mode='wrap')", [((2,), (3,))], tag="wrap"),
+    Spec(runtime_shapes.untake_along_axis,
+         "runtime_shapes.untake_along_axis(x, y, np.array([[2, 0, 2], [1, 1, 0]]), axis=1)", [((2, 3), (2, 3))]),
+    Spec(runtime_shapes.untake_along_axis, "runtime_shapes.untake_along_axis(x, y, np.array([5, 0, 5]), axis=None)",
+         [((3,), (2, 3))], tag="flat"),
+    Spec(runtime_shapes.undiag, "runtime_shapes.undiag(x, y)", [((3, 3), (3,)), ((2,), (2, 3))]),
+    Spec(runtime_shapes.undiag, "runtime_shapes.undiag(x, y, 1)", [((3, 3), (2,)), ((3,), (3, 4))], tag="k1"),
+    Spec(runtime_shapes.undiagonal, "runtime_shapes.undiagonal(x, y)", [((3,), (3, 3)), ((2,), (2, 3))]),
+    Spec(runtime_shapes.undiagonal, "runtime_shapes.undiagonal(x, y, 1, 2, 0)", [((2, 2), (3, 2, 4))],
+         tag="offset-axes"),
+    Spec(runtime_shapes.untrace, "runtime_shapes.untrace(x, y)", [((), (3, 3)), ((), (2, 3))]),
+    Spec(runtime_shapes.untrace, "runtime_shapes.untrace(x, y, -1, axis1=1, axis2=2)", [((2,), (2, 3, 3))],
+         tag="offset-axes"),
 ]
 
 if special is not None:

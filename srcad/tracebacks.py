@@ -1,0 +1,114 @@
+"""Notes that tie an exception raised inside a derivative to the user's source line.
+
+Contract:
+- ``remember(code, func)`` records that the generated module ``code`` (its
+  file name) differentiates ``func``; ``srcad.loader`` calls it for every
+  module it runs.  Only a weak reference to ``func`` is kept.
+- ``annotate(error)`` adds one note per frame of ``error``'s traceback that
+  runs generated code: the generated file and line, and the line of the
+  user's function that code comes from (found through the ``# <source
+  line>`` comment heading each generated block), e.g.::
+
+      in the derivative of f:
+        generated /home/me/.cache/srcad/f_1a2b.py:31: helper_m = helper(m)
+        from /home/me/model.py:11: return s + np.sum(helper(m))
+
+  On Python 3.11+ the note is added with ``add_note`` (the traceback prints
+  it after the message).  On older versions it is appended to ``__notes__``
+  and, when the exception's only argument is a message string, to the
+  message, so the exception keeps its type and ``str(error)`` shows it.
+  ``SrcadError`` (srcad's own located messages) is left unchanged, and so is
+  an error that already carries the same note.
+
+Example::
+
+    try:
+        derivative_function(*args)
+    except Exception as error:
+        annotate(error)
+        raise
+"""
+from __future__ import annotations
+
+import inspect
+import linecache
+import weakref
+from typing import Dict, List, Optional, Tuple
+
+from .errors import SrcadError
+
+_ORIGINS: Dict[str, "weakref.ref"] = {}
+
+
+def remember(code, func) -> None:
+    """Record that generated ``code`` differentiates ``func``."""
+    try:
+        _ORIGINS[code.co_filename] = weakref.ref(func)
+    except TypeError:   # not weak-referenceable: no notes for it
+        pass
+
+
+def annotate(error: BaseException) -> None:
+    """Add a note to ``error`` for each generated frame its traceback passes through."""
+    if isinstance(error, SrcadError):
+        return
+    traceback = error.__traceback__
+    while traceback is not None:
+        reference = _ORIGINS.get(traceback.tb_frame.f_code.co_filename)
+        func = reference() if reference is not None else None
+        if func is not None:
+            note = describe_frame(func, traceback.tb_frame.f_code.co_filename, traceback.tb_lineno)
+            if note not in getattr(error, "__notes__", ()):
+                _add_note(error, note)
+        traceback = traceback.tb_next
+
+
+def describe_frame(func, filename: str, lineno: int) -> str:
+    """The note for line ``lineno`` of the generated file ``filename`` differentiating ``func``."""
+    generated = linecache.getline(filename, lineno).strip()
+    note = [f"in the derivative of {getattr(func, '__qualname__', func)}:",
+            f"  generated {filename}:{lineno}: {generated}"]
+    original = _original_line(filename, lineno)
+    if original is not None:
+        place = _user_place(func, original)
+        where = f"{place[0]}:{place[1]}" if place else getattr(func.__code__, "co_filename", "?")
+        note.append(f"  from {where}: {original}")
+    return "\n".join(note)
+
+
+def _original_line(filename: str, lineno: int) -> Optional[str]:
+    """The user's source line quoted in the comment heading the block that holds ``lineno``."""
+    lines = linecache.getlines(filename)
+    for index in range(min(lineno, len(lines)) - 1, -1, -1):
+        text = lines[index]
+        stripped = text.strip()
+        if not text.startswith((" ", "\t")):
+            return None   # left the function body: no comment heads this line
+        if stripped.startswith("# "):
+            return stripped[2:]
+    return None
+
+
+def _user_place(func, original: str) -> Optional[Tuple[str, int]]:
+    """(file, line) of the first line of ``func``'s source that reads ``original``."""
+    try:
+        lines, first = inspect.getsourcelines(func)
+    except (OSError, TypeError):
+        return None
+    for offset, text in enumerate(lines):
+        if text.strip() == original:
+            return inspect.getsourcefile(func) or func.__code__.co_filename, first + offset
+    return None
+
+
+def _add_note(error: BaseException, note: str) -> None:
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+        return
+    notes: List[str] = list(getattr(error, "__notes__", ()))
+    try:
+        error.__notes__ = notes + [note]
+    except AttributeError:
+        return
+    if len(error.args) == 1 and isinstance(error.args[0], str) and not isinstance(error, KeyError):
+        error.args = (f"{error.args[0]}\n{note}",)
