@@ -8,8 +8,8 @@ Example::
     >>> srcad.grad(f)(np.zeros(3))
     array([0., 0., 0.])
 """
-from .api import (Derivative, autodiff, grad, hessian, hvp, jacobian, jvp, source, stop_gradient,
-                  value_and_grad, vjp)
+from .api import Derivative, autodiff, grad, source, stop_gradient
+from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
 from .hooks import insert_grad_of
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,

@@ -5,14 +5,20 @@ Contract:
   function's source text, file and name, what each name it reads from its
   scope denotes (module, function or data), ``wrt``, mode, options, the srcad
   version and the rule registry.  Same inputs, same key, in any process.
-- ``load(key)`` returns ``(source, path)`` from disk or None; a file whose
-  embedded key does not match, or that cannot be read, counts as missing.
-- ``store(key, name, source)`` writes atomically (temporary file, then
-  rename) and returns the path, or None when the disk cache is off or not
-  writable (then the caller keeps the source in memory only).
+- ``load(key, name)`` returns ``(text, path)`` from disk or None.  A file
+  counts as missing when it cannot be read, when its first line does not
+  carry ``key`` and the digest of the rest of the file (so a truncated or
+  edited file is never run), or when it or the directory is not owned by the
+  current user or is writable by group or others (then srcad warns once and
+  builds the derivative in memory).
+- ``store(key, name, source)`` writes atomically (a private temporary file,
+  then rename) and returns the path, or None when the disk cache is off, not
+  writable or not trusted (then the caller keeps the source in memory only,
+  after one warning per directory).
 - The directory is ``$SRCAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/srcad``, else
-  ``~/.cache/srcad``; ``SRCAD_CACHE=0`` turns the disk cache off.  It holds
-  Python source only, never pickles.
+  ``~/.cache/srcad``, created with mode 0700; ``SRCAD_CACHE=0`` turns the
+  disk cache off.  It holds Python source only, never pickles: whoever can
+  write the directory can run code as its owner, as with ``__pycache__``.
 
 Example::
 
@@ -24,6 +30,7 @@ from __future__ import annotations
 import builtins
 import hashlib
 import os
+import stat
 import tempfile
 import types
 import warnings
@@ -124,25 +131,85 @@ def _path_for(directory: Path, key: str, name: str) -> Path:
     return directory / f"{name}_{key[:24]}.py"
 
 
+def _untrusted(status: os.stat_result) -> Optional[str]:
+    """Why a file or directory with this ``stat`` must not be trusted, or None."""
+    if hasattr(os, "getuid") and status.st_uid != os.getuid():
+        return f"it belongs to user id {status.st_uid}, not to you (user id {os.getuid()})"
+    if status.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
+        return f"it is writable by group or others (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
+
+
+def _warn_once(subject: str, reason: str, consequence: str) -> None:
+    if subject not in _warned:
+        _warned.add(subject)
+        warnings.warn(f"srcad: not using the derivative cache {subject}: {reason}; {consequence}",
+                      RuntimeWarning, stacklevel=5)
+
+
+def _trusted_directory(directory: Path) -> bool:
+    """Whether ``directory`` exists and is safe to read code from (warns once when it is not)."""
+    try:
+        reason = _untrusted(os.stat(directory))
+    except OSError:
+        return False
+    if reason:
+        _warn_once(f"directory {directory}", reason, "keeping derivatives in memory only "
+                   "(make it private with chmod 700, or set SRCAD_CACHE_DIR or SRCAD_CACHE=0)")
+    return reason is None
+
+
+def _open_checked(path: Path):
+    """``(binary stream, None)`` for a file we may run, ``(None, reason)`` if not, ``(None, None)`` if absent."""
+    try:
+        handle = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None, None
+    stream = os.fdopen(handle, "rb")
+    status = os.fstat(stream.fileno())
+    reason = "it is not a regular file" if not stat.S_ISREG(status.st_mode) else _untrusted(status)
+    if reason:
+        stream.close()
+        return None, reason
+    return stream, None
+
+
+def _read_trusted(path: Path) -> Optional[str]:
+    """The text of ``path`` if it is a regular file we own that only we can write (warns once if not)."""
+    stream, reason = _open_checked(path)
+    if reason:
+        _warn_once(f"file {path}", reason, "building the derivative in memory instead")
+    if stream is None:
+        return None
+    with stream:
+        try:
+            return stream.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+
+
+def _digest(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8")).hexdigest()[:32]
+
+
 def load(key: str, name: str) -> Optional[Tuple[str, str]]:
     """The cached file's text (key line first) and its path, or None."""
     directory = cache_dir()
-    if directory is None:
+    if directory is None or not _trusted_directory(directory):
         return None
     path = _path_for(directory, key, name)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+    text = _read_trusted(path)
+    if text is None:
         return None
     first, _, rest = text.partition("\n")
-    if first != KEY_LINE + key:
+    if first != KEY_LINE + key + " " + _digest(rest):
         return None
     return text, str(path)
 
 
 def file_text(key: str, source: str) -> str:
-    """What a cache file holds: the key line, then the source."""
-    return KEY_LINE + key + "\n" + source
+    """What a cache file holds: the key line (the key and a digest of the source), then the source."""
+    return KEY_LINE + key + " " + _digest(source) + "\n" + source
 
 
 def store(key: str, name: str, source: str) -> Optional[str]:
@@ -153,14 +220,29 @@ def store(key: str, name: str, source: str) -> Optional[str]:
     path = _path_for(directory, key, name)
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if not _trusted_directory(directory):
+            return None
+        stream, reason = _open_checked(path)
+        if stream is not None:
+            stream.close()
+        if reason:
+            return None   # someone else's file: leave it alone, the derivative stays in memory
         handle, temporary = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".py")
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(file_text(key, source))
-        os.replace(temporary, path)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as stream:
+                stream.write(file_text(key, source))
+            os.replace(temporary, path)
+        except BaseException:
+            _remove_quietly(temporary)
+            raise
     except OSError as exc:
-        if str(directory) not in _warned:
-            _warned.add(str(directory))
-            warnings.warn(f"srcad: cannot write the derivative cache in {directory} ({exc}); "
-                          f"keeping derivatives in memory only", RuntimeWarning, stacklevel=4)
+        _warn_once(f"directory {directory}", f"it cannot be written ({exc})", "keeping derivatives in memory only")
         return None
     return str(path)
+
+
+def _remove_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass

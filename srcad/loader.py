@@ -7,6 +7,8 @@ instead.  ``instantiate(code, function_name, names, func, fallback)`` runs the
 module in a fresh namespace holding ``names`` looked up in ``func``'s closure,
 then its globals, then ``fallback``, and returns the derivative function.
 It returns None when a name cannot be found (the caller then rebuilds).
+Every module it runs is recorded with ``srcad.tracebacks.remember``, so an
+exception raised inside a derivative can be annotated with the user's line.
 
 Example::
 
@@ -18,6 +20,8 @@ from __future__ import annotations
 import builtins
 import linecache
 from typing import Callable, Dict, Iterable, Optional
+
+from . import tracebacks
 
 _MISSING = object()
 
@@ -54,4 +58,6 @@ def instantiate(code, function_name: str, names: Iterable[str], func, fallback: 
             return None
         namespace[name] = value
     exec(code, namespace)
+    tracebacks.remember(code, func)
     return namespace[function_name]
+

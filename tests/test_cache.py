@@ -2,16 +2,26 @@
 
 Contract checked here: a derivative is transformed once per process; a new
 process finds it on disk and does not transform again; editing the function's
-source makes a new entry; ``SRCAD_CACHE=0`` writes nothing; a damaged cache
-file is ignored and rewritten; generated source is byte-identical across
-processes; and tracebacks through a derivative point at readable lines of the
-generated file.  Every test uses its own cache directory.
+source, upgrading srcad or registering a rule makes a new entry; ``SRCAD_CACHE=0``
+writes nothing; a damaged cache file (garbage, wrong key, truncated or edited
+body) is ignored and rewritten; a cache directory that cannot be created or
+written makes srcad keep derivatives in memory after exactly one warning;
+concurrent processes and threads get one consistent result and leave one
+complete file; generated source is byte-identical across processes; and
+tracebacks through a derivative point at readable lines of the generated file.
+Security: srcad imports no serialiser that runs code (pickle, marshal...);
+the cache directory is created 0700 and files 0600; a file or directory not
+owned by the user or writable by group or others is never run (one warning,
+the derivative is built in memory, the file is left alone).  Every test uses
+its own cache directory.
 """
 import linecache
 import os
 import subprocess
 import sys
 import traceback
+import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -102,7 +112,14 @@ def counted_build(monkeypatch, project):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(srcad.api, "build", build)
+    monkeypatch.setattr(srcad.api, "_BY_FUNCTION", weakref.WeakKeyDictionary())
     return calls
+
+
+def forget_derivatives():
+    """A fresh process's memory: no built module, no shared derivative object (the disk stays)."""
+    srcad.api._MEMORY.clear()
+    srcad.api._BY_FUNCTION.clear()
 
 
 def test_memory_cache_transforms_once_per_process(project, counted_build):
@@ -252,3 +269,271 @@ def test_cache_directory_resolution(monkeypatch, tmp_path):
     for off in ("0", "false", "off", "no"):
         monkeypatch.setenv("SRCAD_CACHE", off)
         assert cache.cache_dir() is None
+
+
+# --------------------------------------------------------------------------
+# robustness: damaged files, unusable directories, concurrency, stale entries
+
+
+def test_a_damaged_body_under_a_valid_key_line_is_not_run(project, counted_build):
+    """The key line carries a digest of the rest: a truncated or edited body is rebuilt, never run."""
+    model = load_model(project)
+    x = np.linspace(-1.0, 2.0, 4)
+    srcad.grad(model.f)(x)
+    [path] = cache_files(project)
+    text = path.read_text()
+    lines = text.splitlines(keepends=True)
+    for damaged in ("".join(lines[:len(lines) // 2]),                      # cut at a line boundary
+                    text.replace("dout=1.0", "dout=2.0")):                 # still valid Python
+        path.write_text(damaged)
+        forget_derivatives()
+        before = len(counted_build)
+        np.testing.assert_allclose(srcad.grad(model.f)(x), expected_gradient(x))
+        assert len(counted_build) == before + 1
+        assert path.read_text() == text
+
+
+def _two_functions(project):
+    (project / "src" / "pair.py").write_text(MODULE + "\n\ndef g(x):\n    return np.sum(np.cos(x) * x)\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(f"pair_{abs(hash(str(project)))}", project / "src" / "pair.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _gradients_with_warnings(module, x):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = (srcad.grad(module.f)(x), srcad.grad(module.g)(x), srcad.grad(module.f)(x))
+    return results, [w for w in caught if "srcad" in str(w.message)]
+
+
+def _check_memory_fallback(module, x):
+    (df1, dg, df2), caught = _gradients_with_warnings(module, x)
+    np.testing.assert_allclose(df1, expected_gradient(x))
+    np.testing.assert_allclose(df2, expected_gradient(x))
+    np.testing.assert_allclose(dg, -np.sin(x) * x + np.cos(x))
+    assert len(caught) == 1, [str(w.message) for w in caught]
+    assert issubclass(caught[0].category, RuntimeWarning)
+    assert "in memory" in str(caught[0].message)
+
+
+def test_a_cache_directory_that_cannot_be_created_falls_back_to_memory(project, counted_build, monkeypatch):
+    blocker = project / "not-a-directory"
+    blocker.write_text("a file where the cache directory's parent should be")
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(blocker / "cache"))
+    monkeypatch.setattr(cache, "_warned", set())
+    _check_memory_fallback(_two_functions(project), np.linspace(-1.0, 2.0, 4))
+    assert len(counted_build) == 2
+
+
+def test_a_read_only_cache_directory_falls_back_to_memory(project, counted_build, monkeypatch):
+    directory = project / "cache"
+    directory.mkdir(mode=0o700)
+    directory.chmod(0o500)
+    monkeypatch.setattr(cache, "_warned", set())
+    if os.geteuid() == 0:   # root writes anywhere: make the write fail as it would for a user
+        def refuse(*args, **kwargs):
+            raise PermissionError(13, "Permission denied", str(directory))
+        monkeypatch.setattr(cache.tempfile, "mkstemp", refuse)
+    try:
+        _check_memory_fallback(_two_functions(project), np.linspace(-1.0, 2.0, 4))
+        assert list(directory.iterdir()) == []
+    finally:
+        directory.chmod(0o700)
+
+
+def test_concurrent_processes_agree_and_leave_one_complete_file(project):
+    env = dict(os.environ, SRCAD_CACHE_DIR=str(project / "cache"), PYTHONDONTWRITEBYTECODE="1",
+               PYTHONPATH=os.pathsep.join([str(project / "src"), str(REPO)]))
+    processes = [subprocess.Popen([sys.executable, str(project / "src" / "script.py")], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(4)]
+    outputs = []
+    for process in processes:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err
+        assert err == ""
+        outputs.append(out)
+    assert len(set(outputs)) == 1
+    np.testing.assert_allclose(eval(outputs[0]), expected_gradient(np.linspace(-1.0, 2.0, 4)))
+    assert len(cache_files(project)) == 1
+    assert [p.name for p in (project / "cache").iterdir() if p.name.startswith(".tmp")] == []
+    assert run(project, FORBID_BUILD="1") == outputs[0]
+
+
+def test_concurrent_threads_get_one_consistent_result(project, monkeypatch):
+    import threading
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(project / "cache"))
+    monkeypatch.setattr(srcad.api, "_MEMORY", {})
+    monkeypatch.setattr(srcad.api, "_BY_FUNCTION", weakref.WeakKeyDictionary())
+    model = load_model(project, "threads")
+    x = np.linspace(-1.0, 2.0, 4)
+    barrier = threading.Barrier(8)
+    results, errors = [None] * 8, []
+
+    def work(slot):
+        try:
+            barrier.wait()
+            results[slot] = (srcad.grad(model.f)(x), srcad.source(model.f))
+        except Exception as error:   # noqa: BLE001 -- reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=work, args=(slot,)) for slot in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    for gradient, text in results:
+        np.testing.assert_array_equal(gradient, results[0][0])
+        assert text == results[0][1]
+    np.testing.assert_allclose(results[0][0], expected_gradient(x))
+    assert len(cache_files(project)) == 1
+
+
+def test_an_upgrade_of_srcad_never_uses_old_entries(project, counted_build, monkeypatch):
+    model = load_model(project)
+    x = np.linspace(-1.0, 2.0, 4)
+    srcad.grad(model.f)(x)
+    [old] = cache_files(project)
+    old.write_text(old.read_text())   # the old entry stays valid for the old version
+    monkeypatch.setattr(cache, "_CODE_FINGERPRINT", ["a different srcad"])
+    forget_derivatives()
+    np.testing.assert_allclose(srcad.autodiff(model.f)(x, 1.0), expected_gradient(x))
+    assert len(counted_build) == 2
+    assert len(cache_files(project)) == 2 and old in cache_files(project)
+
+
+def test_registering_a_rule_never_uses_old_entries(project, counted_build):
+    from srcad.templates import REGISTRY
+    (project / "src" / "ruled.py").write_text(
+        "import numpy as np\n\n\ndef inner(x):\n    return np.sin(x)\n\n\n"
+        "def f(x):\n    return np.sum(inner(x))\n")
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("ruled_cache_test", project / "src" / "ruled.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.linspace(-1.0, 2.0, 4)
+    df = srcad.grad(module.f)
+    np.testing.assert_allclose(df(x), np.cos(x))
+    files_before = len(cache_files(project))
+
+    def doubled_adjoint(y, x):
+        srcad.d[x] = 2.0 * srcad.d[y] * np.cos(x)
+
+    try:
+        srcad.adjoint(module.inner)(doubled_adjoint)
+        np.testing.assert_allclose(df(x), 2.0 * np.cos(x))        # the same Derivative object rebuilds
+        assert len(cache_files(project)) > files_before
+    finally:
+        REGISTRY.rules["reverse"].pop(module.inner, None)
+        REGISTRY.version += 1
+    np.testing.assert_allclose(df(x), np.cos(x))
+
+
+# --------------------------------------------------------------------------
+# security: source only, a private directory, untrusted files are never run
+
+FORBIDDEN_MODULES = {"pickle", "cPickle", "marshal", "shelve", "dill", "cloudpickle", "joblib"}
+
+
+def test_srcad_never_imports_a_serialiser_that_runs_code():
+    import ast
+    found = []
+    for path in sorted((REPO / "srcad").rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names = [node.value] if node.value in FORBIDDEN_MODULES else []
+            found += [f"{path.name}:{node.lineno}: {name}" for name in names
+                      if name.split(".")[0] in FORBIDDEN_MODULES]
+    assert found == []
+
+
+def test_the_cache_directory_is_private_and_files_are_owner_only(project, counted_build):
+    model = load_model(project)
+    srcad.grad(model.f)(np.ones(3))
+    directory = project / "cache"
+    assert directory.stat().st_mode & 0o777 == 0o700
+    [path] = cache_files(project)
+    assert path.stat().st_mode & 0o777 == 0o600
+
+
+def _plant(path, marker):
+    """Replace a cache file by one with a valid key line whose code would leave ``marker``."""
+    key = path.read_text().partition("\n")[0].split()[2]
+    body = (f"import pathlib\npathlib.Path({str(marker)!r}).write_text('ran')\n\n\n"
+            "def df(x, dout=1.0):\n    return 'planted'\n")
+    path.write_text(cache.file_text(key, body))
+
+
+def _planted_run(project, model, counted_build, x):
+    """Plant a file, then compute the gradient in a fresh memory cache; (gradient, warnings)."""
+    srcad.grad(model.f)(x)
+    [path] = cache_files(project)
+    marker = project / "marker"
+    _plant(path, marker)
+    forget_derivatives()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gradient = srcad.autodiff(model.f)(x, 1.0)
+        again = srcad.grad(model.f)(x)
+    return gradient, again, marker, [str(w.message) for w in caught if "srcad" in str(w.message)]
+
+
+def test_a_planted_file_is_run_when_trusted(project, counted_build, monkeypatch):
+    """Why the checks matter: a file with a valid key line in a trusted directory is code srcad runs."""
+    monkeypatch.setattr(cache, "_warned", set())
+    model = load_model(project)
+    gradient, _, marker, caught = _planted_run(project, model, counted_build, np.ones(3))
+    assert gradient == "planted" and marker.exists() and caught == []
+
+
+@pytest.mark.parametrize("problem", ["file owned by someone else", "file writable by others",
+                                     "directory owned by someone else", "directory writable by group"])
+def test_untrusted_files_are_refused_with_one_warning(project, counted_build, monkeypatch, problem):
+    monkeypatch.setattr(cache, "_warned", set())
+    model = load_model(project)
+    x = np.linspace(-1.0, 2.0, 4)
+    srcad.grad(model.f)(x)
+    [path] = cache_files(project)
+    directory = project / "cache"
+    real_fstat, real_stat = os.fstat, os.stat
+
+    def foreign(status):
+        fields = list(status)
+        fields[4] = os.getuid() + 1000   # st_uid
+        return os.stat_result(fields)
+
+    if problem == "file owned by someone else":
+        monkeypatch.setattr(cache.os, "fstat", lambda fd: foreign(real_fstat(fd)))
+    elif problem == "file writable by others":
+        path.chmod(0o666)
+    elif problem == "directory owned by someone else":
+        monkeypatch.setattr(cache.os, "stat", lambda p, *a, **k: foreign(real_stat(p, *a, **k))
+                            if str(p) == str(directory) else real_stat(p, *a, **k))
+    else:
+        directory.chmod(0o770)
+    marker = project / "marker"
+    _plant(path, marker)
+    planted = path.read_text()
+    forget_derivatives()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = srcad.autodiff(model.f)(x, 1.0)
+        second = srcad.grad(model.f)(x)
+    messages = [str(w.message) for w in caught if "srcad" in str(w.message)]
+    np.testing.assert_allclose(first, expected_gradient(x))
+    np.testing.assert_allclose(second, expected_gradient(x))
+    assert not marker.exists(), "srcad ran an untrusted cache file"
+    assert len(messages) == 1, messages
+    assert ("directory" in problem) == ("directory" in messages[0])
+    assert path.read_text() == planted         # someone else's file is left alone
+    directory.chmod(0o700)

@@ -25,13 +25,14 @@ The tape (one list, ``tape``):
 Pushes whose pops are never read are removed by ``cleanup``, so the tape
 holds only what the backward pass reads.
 
-Accumulation.  The first contribution to ``dx`` is assigned, later ones are
-added: in place (``dx += e``) only when ``dx`` holds an array the derivative
-created and nothing else holds; otherwise ``dx = dx + e``.  ``dx`` is
-"consumed" once the statement defining ``x`` has been differentiated.  Before
-a branch or loop, adjoints it touches are made defined (``zeros_like``) and
-at the end of each arm or iteration brought back to the same state, so the
-code is right whichever way control went.
+Accumulation (``adjoints.AdjointState``, mixed in).  The first contribution
+to ``dx`` is assigned, later ones are added: in place (``dx += e``) only when
+``dx`` holds an array the derivative created and nothing else holds;
+otherwise ``dx = dx + e``.  ``dx`` is "consumed" once the statement defining
+``x`` has been differentiated.  Before a branch or loop, adjoints it touches
+are made defined (``zeros_like``) and at the end of each arm or iteration
+brought back to the same state, so the code is right whichever way control
+went.
 
 Symmetry with ``forward``: both walk blocks with one method per construct in
 the same order (assignment of an atom, of a tuple, of an operation through a
@@ -39,25 +40,24 @@ rule, element store, ``if``, loop); add a construct to both.
 """
 from __future__ import annotations
 
-from collections import Counter
 from typing import Dict, List
 
 import gast
 
 from .. import syntax
 from ..templates import REVERSE
-from .activity import carries_derivative, differentiable_operands
-from ..containers import add_lists
+from .activity import carries_derivative
+from .adjoints import AdjointState, bindings_in
 from .blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
-from .derivatives import Differentiator, is_derivative_ref, with_comments
+from .derivatives import Differentiator, with_comments
+from .frame import Frame, range_indices, split_output, split_return, with_extras
 from .grad_hooks import HOOK
-from .frame import Frame, constant_index, is_fresh, range_indices, split_output, split_return, with_extras
 from .normalize import is_static
 from .recompute import plan as plan_recomputation, scalar_names
 from . import Transformation
 
 
-class ReverseMode(Transformation):
+class ReverseMode(AdjointState, Transformation):
     """Build the vector-Jacobian-product function of the normalized tree."""
 
     name = "reverse"
@@ -81,7 +81,7 @@ class ReverseMode(Transformation):
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
-        self.bindings = _bindings_in(body)
+        self.bindings = bindings_in(body)
         self.arrays = array_names(body)
         self.int_names = range_indices(body)
         params = self.frame.parameters
@@ -338,170 +338,3 @@ class ReverseMode(Transformation):
             header = gast.For(target=syntax.clone(loop.target), iter=syntax.call("reversed", [iterations]),
                               body=body or [gast.Pass()], orelse=[], type_comment=None)
         return pre + [header]
-
-    def _touched(self, stmt, block) -> List[str]:
-        """Adjoints defined outside ``block`` that its backward pass reads, adds to or consumes."""
-        outer = self.bound_before.get(id(stmt), set()) | set(self.state)
-        names, bound_inside = set(), set()
-        for inner in syntax.iter_statements(block):
-            if is_append(inner):
-                names |= {inner.value.func.value.id} | syntax.loaded_names(inner.value.args[0])
-            if isinstance(inner, gast.Assign):
-                names.add(target_name(inner.targets[0]))
-                if isinstance(inner.targets[0], gast.Name):
-                    bound_inside.add(inner.targets[0].id)
-                if carries_derivative(inner.value):
-                    names |= differentiable_operands(inner.value)
-        outer |= names - bound_inside   # read but never bound in the block: it comes from outside
-        # bound inside and also somewhere outside (maybe only on some paths): its adjoint may flow out
-        outer |= {n for n in names & bound_inside if self.bindings[n] > _bindings_in(block)[n]}
-        return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
-
-    def _own_before_loop(self, touched, body) -> List:
-        """Copy, once before the loop, adjoints the loop changes in place but does not own."""
-        changed_in_place = set()
-        for inner in syntax.iter_statements(body):
-            if is_store(inner):
-                changed_in_place.add(target_name(inner.targets[0]))
-            elif isinstance(inner, gast.Assign) and isinstance(inner.value, gast.Subscript):
-                changed_in_place |= syntax.loaded_names(inner.value.value)
-        code = []
-        for name in touched:
-            if name in changed_in_place and not self.state.get(name, True):
-                adjoint = self.unit.namer.derivative(name)
-                code.append(syntax.assign(adjoint, syntax.call(self.frame.helper("copied"), [syntax.name(adjoint)])))
-                self.state[name] = True
-        return code
-
-    def _define(self, names, stmt) -> List:
-        """Zero adjoints for ``names`` before compound ``stmt`` (a plain 0.0 for a name it may leave unbound)."""
-        code = []
-        bound = definitely_bound([stmt], self.bound_before.get(id(stmt), set()))
-        for name in names:
-            if name not in self.state:
-                zero = (syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)]) if name in bound
-                        else syntax.constant(0.0))
-                code.append(syntax.assign(self.unit.namer.derivative(name), zero))
-                self.state[name] = True
-        return code
-
-    def _reconcile(self, names, entry, require_owned) -> List:
-        code = []
-        for name in names:
-            adjoint = syntax.name(self.unit.namer.derivative(name))
-            if name not in self.state:
-                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("zeros_like"), [adjoint])))
-                self.state[name] = True
-            elif require_owned and entry.get(name) and not self.state[name]:
-                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("copied"), [adjoint])))
-                self.state[name] = True
-        return code
-
-    # resolving d[...] ------------------------------------------------------------
-    def _resolve(self, template_body, target) -> List:
-        statements = []
-        for stmt in template_body:
-            if isinstance(stmt, gast.Assign) and is_derivative_ref(stmt.targets[0]):
-                statements += self._accumulate(stmt.targets[0].slice, self._reads(stmt.value, target))
-            elif (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
-                  and is_derivative_ref(stmt.targets[0].value)):
-                ref = stmt.targets[0]
-                statements += self._accumulate_at(ref.value.slice, ref.slice, self._reads(stmt.value, target))
-            else:
-                statements.append(self._reads(stmt, target))
-        return statements
-
-    def _reads(self, node, target):
-        """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""
-        unit, state = self.unit, self.state
-
-        class ReadAdjoints(gast.NodeTransformer):
-            def visit_Subscript(self, sub):
-                self.generic_visit(sub)
-                if not is_derivative_ref(sub):
-                    return sub
-                atom = sub.slice
-                if isinstance(atom, gast.Name) and (atom.id == target or atom.id in state):
-                    return syntax.name(unit.namer.derivative(atom.id))
-                return syntax.constant(0.0)
-
-        return ReadAdjoints().visit(node)
-
-    def _accumulate(self, atom, value) -> List:
-        if not self.activity.is_active(atom):
-            return []
-        name = atom.id
-        adjoint = self.unit.namer.derivative(name)
-        if name not in self.state:
-            self.state[name] = self._ownership(name, value)
-            return [syntax.assign(adjoint, value)]
-        if name in self.lists:   # list adjoints add element by element
-            helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
-            return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
-        if self.state[name]:
-            return [gast.AugAssign(target=syntax.store(adjoint), op=gast.Add(), value=value)]
-        self.state[name] = True
-        return [syntax.assign(adjoint, gast.BinOp(left=syntax.name(adjoint), op=gast.Add(), right=value))]
-
-    def _ownership(self, name, value) -> bool:
-        """Whether ``d<name> = value`` leaves ``d<name>`` the only holder of a fresh array."""
-        if is_fresh(value, self.unit.bindings.objects):
-            return True
-        if isinstance(value, gast.Name):   # an alias: the source is consumed right after
-            source = self.unit.namer.derivatives().get(value.id)
-            if source is None:
-                return False
-            if source in self.aliased_from:   # aliased twice: nobody owns it alone
-                self.state[self.aliased_from[source]] = False
-                return False
-            self.aliased_from[source] = name
-            return self.state.get(source, False)
-        return False
-
-    def _make_owned(self, name) -> List:
-        if self.state.get(name):
-            return []
-        self.state[name] = True
-        adjoint = self.unit.namer.derivative(name)
-        return [syntax.assign(adjoint, syntax.call(self.frame.helper("copied"), [syntax.name(adjoint)]))]
-
-    def _accumulate_at(self, atom, index, value) -> List:
-        if not self.activity.is_active(atom):
-            return []
-        name = atom.id
-        adjoint = self.unit.namer.derivative(name)
-        statements = []
-        if name not in self.state:
-            statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [atom])))
-            self.state[name] = True
-        statements += self._make_owned(name)
-        # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
-        # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
-        entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))
-                 and name not in self.arrays and isinstance(value, gast.Name)
-                 and self.unit.namer.derivatives().get(value.id) not in self.arrays)
-        if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
-            target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
-            statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
-        else:
-            # an assignment, not a bare call: differentiating this code again must see dx change
-            statements.append(syntax.assign(adjoint, syntax.call(
-                self.frame.helper("add_at"), [syntax.name(adjoint), _as_value(index), value])))
-        return statements
-
-
-
-def _bindings_in(block) -> Counter:
-    """How many plain assignments bind each name in ``block`` (nested blocks included)."""
-    return Counter(s.targets[0].id for s in syntax.iter_statements(block)
-                   if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name))
-
-
-def _as_value(index):
-    """An index as an ordinary expression: ``a:b`` becomes ``slice(a, b)`` (for passing to add_at)."""
-    if isinstance(index, gast.Slice):
-        parts = [p if p is not None else syntax.constant(None) for p in (index.lower, index.upper, index.step)]
-        return syntax.call("slice", parts)
-    if isinstance(index, gast.Tuple):
-        return gast.Tuple(elts=[_as_value(elt) for elt in index.elts], ctx=gast.Load())
-    return index

@@ -1,0 +1,83 @@
+"""Differential fuzzing of srcad on many random programs (a long run of tests/test_fuzz.py's check).
+
+Usage::
+
+    python benchmarks/fuzz_long.py --count 10000 [--start 0] [--minimise] [--show 5]
+
+Program ``k`` is drawn from ``random.Random(k)`` by ``tests/fuzz_programs.py``,
+so any reported seed can be reproduced alone (``--start SEED --count 1``).
+Each program is differentiated in reverse mode (``srcad.grad``/``srcad.vjp``)
+and forward mode (``srcad.jvp``) and compared with central finite differences
+in float64 and across modes.  The summary gives the count per outcome (ok,
+skipped as not smooth or not finite, unsupported construct, wrong, crash),
+the rate in programs per second, and every failing seed with its program
+(minimised with ``--minimise``).  The exit status is 1 when a program failed.
+The disk cache is off, so a run leaves nothing behind.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import random
+import sys
+import time
+from pathlib import Path
+
+os.environ["SRCAD_CACHE"] = "0"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+
+import srcad.api  # noqa: E402
+from fuzz_check import check_program, describe, minimise  # noqa: E402
+from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
+
+FAILED = ("wrong", "crash")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--count", type=int, default=10000, help="number of programs (default 10000)")
+    parser.add_argument("--start", type=int, default=0, help="seed of the first program")
+    parser.add_argument("--minimise", action="store_true", help="shrink each failing program before showing it")
+    parser.add_argument("--show", type=int, default=10, help="failing programs to print in full")
+    parser.add_argument("--progress", type=int, default=500, help="print a progress line every N programs")
+    options = parser.parse_args(argv)
+
+    tally: collections.Counter = collections.Counter()
+    failures = []
+    unsupported: collections.Counter = collections.Counter()
+    began = time.perf_counter()
+    for seed in range(options.start, options.start + options.count):
+        program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
+        outcome = check_program(program, seed)
+        tally[outcome.status] += 1
+        if outcome.status in FAILED:
+            failures.append((seed, program, outcome))
+        elif outcome.status == "unsupported":
+            unsupported[outcome.detail.splitlines()[-1][:100]] += 1
+        done = seed - options.start + 1
+        if options.progress and done % options.progress == 0:
+            rate = done / (time.perf_counter() - began)
+            print(f"{done} programs, {rate:.1f}/s: {dict(tally)}", file=sys.stderr, flush=True)
+            srcad.api._MEMORY.clear()   # keep a long run's memory flat: these programs are never reused
+    elapsed = time.perf_counter() - began
+
+    total = sum(tally.values())
+    print(f"{total} programs in {elapsed:.0f} s ({total / elapsed:.1f} programs/s)")
+    for status in ("ok", "skipped", "unsupported", "wrong", "crash"):
+        print(f"  {status:12} {tally[status]:6d}")
+    for message, count in unsupported.most_common():
+        print(f"  unsupported x{count}: {message}")
+    if failures:
+        print(f"failing seeds: {[seed for seed, _, _ in failures]}")
+    for seed, program, outcome in failures[:options.show]:
+        if options.minimise:
+            program = minimise(program, seed)
+            outcome = check_program(program, seed)
+        print(f"\n--- seed {seed}\n{describe(program, outcome, seed)}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

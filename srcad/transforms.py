@@ -1,0 +1,211 @@
+"""The transformations built on ``grad`` and ``autodiff``: values with gradients, VJPs and JVPs,
+Jacobians, Hessians and Hessian-vector products.
+
+Contract:
+- ``value_and_grad(f)`` returns ``(f(*args), gradient)`` from one call of the
+  generated derivative; ``vjp(f, *primals)`` returns ``(out, vjp_fn)``;
+  ``jvp(f, primals, tangents)`` returns ``(out, out_tangent)``; ``has_aux``
+  lets f return ``(out, aux)``.
+- ``jacobian(f, wrt, mode)`` stacks one JVP per input element (forward) or
+  one VJP per output element (reverse); ``'auto'`` picks the cheaper one.
+- ``hessian`` and ``hvp`` are forward mode over srcad's own reverse-mode
+  gradient (the generated gradient is differentiated again).
+- f itself only ever runs on copies of array arguments, so an f that writes
+  its parameters leaves the caller's arrays alone.
+
+Example::
+
+    >>> import numpy as np, srcad
+    >>> def f(x):
+    ...     return np.sum(x ** 3)
+    >>> srcad.hvp(f, np.array([1.0, 2.0]), np.array([1.0, 0.0]))   # doctest: +SKIP
+    array([6., 0.])
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional, Sequence, Union
+
+import numpy as np
+
+from .api import Wrt, _derivative, grad, parameter_names, resolve_wrt
+from .errors import SrcadError, WrtError
+from .source import unwrap
+
+
+def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False,
+                   optimize: bool = True):
+    """Like ``grad``, but the derivative returns ``(f(*args), gradient)`` from one sweep.
+
+    With ``has_aux=True``, f returns ``(out, aux)`` and the result is ``((out, aux), gradient)``.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sum(x * x)
+        >>> srcad.value_and_grad(f)(np.array([1.0, 2.0]))   # doctest: +SKIP
+        (5.0, array([2., 4.]))
+    """
+    if func is None:
+        return lambda f: _derivative(f, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
+    return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
+
+
+def vjp(func: Callable, *primals, has_aux: bool = False):
+    """``(f(*primals), vjp_fn)``: ``vjp_fn(seed)`` pulls ``seed`` back to every argument.
+
+    ``vjp_fn`` returns a tuple with one entry per argument.  With ``has_aux=True``,
+    f returns ``(out, aux)`` and the result is ``(out, vjp_fn, aux)``.  Each call of
+    ``vjp_fn`` runs the derivative, which computes f's forward sweep again.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x, y):
+        ...     return x * y
+        >>> out, pullback = srcad.vjp(f, np.ones(2), np.arange(2.0))
+        >>> pullback(np.ones(2))   # doctest: +SKIP
+        (array([0., 1.]), array([1., 1.]))
+    """
+    positional, _ = parameter_names(unwrap(func))
+    if len(primals) != len(positional):
+        raise SrcadError(f"vjp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
+                         f"pass one primal per positional parameter")
+    result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
+    out, aux = (result[0], result[1]) if has_aux else (result, None)
+    derivative = _derivative(func, tuple(range(len(primals))), "reverse", True, has_aux=has_aux)
+
+    def vjp_fn(seed):
+        pulled = derivative(*primals, seed)
+        return pulled[0] if has_aux else pulled
+
+    return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
+    """The Jacobian of ``func`` with respect to ``wrt``: shape ``out.shape + arg.shape``.
+
+    ``mode='forward'`` builds it from one JVP per input element, ``'reverse'`` from
+    one VJP per output element, and ``'auto'`` picks whichever needs fewer sweeps.
+    A tuple ``wrt`` gives a tuple of Jacobians.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sin(x)
+        >>> srcad.jacobian(f)(np.zeros(2))   # doctest: +SKIP
+        array([[1., 0.],
+               [0., 1.]])
+    """
+    if mode not in ("auto", "forward", "reverse"):
+        raise SrcadError(f"mode={mode!r} is not a jacobian mode; use 'auto', 'forward' or 'reverse'")
+    names, as_tuple = resolve_wrt(unwrap(func), wrt)
+    positional, _ = parameter_names(unwrap(func))
+
+    def jacobian_function(*args):
+        out = np.asarray(func(*_copies(args)))
+        blocks = []
+        for name in names:
+            index = positional.index(name)
+            arg = np.asarray(args[index], dtype=float)
+            chosen = mode if mode != "auto" else ("forward" if arg.size <= out.size else "reverse")
+            scalar = not isinstance(args[index], np.ndarray)   # a Python number takes a float tangent
+            blocks.append(_jacobian_block(func, args, index, arg, out, chosen, scalar))
+        return tuple(blocks) if as_tuple else blocks[0]
+
+    jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+    return jacobian_function
+
+
+def hessian(func: Callable, wrt: Union[int, str] = 0):
+    """The Hessian of scalar ``func`` with respect to one argument, forward over reverse.
+
+    It is the forward-mode Jacobian of srcad's own generated gradient, so its
+    shape is ``arg.shape + arg.shape``.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sum(x ** 3)
+        >>> srcad.hessian(f)(np.array([1.0, 2.0]))   # doctest: +SKIP
+        array([[ 6.,  0.],
+               [ 0., 12.]])
+    """
+    if isinstance(wrt, (tuple, list)):
+        raise WrtError("hessian takes one argument to differentiate with respect to; call it once per argument")
+    return jacobian(grad(func, wrt=wrt), wrt=wrt, mode="forward")
+
+
+def hvp(func: Callable, x, v):
+    """The Hessian of scalar one-argument ``func`` at ``x`` times ``v`` (forward over reverse).
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x):
+        ...     return np.sum(x ** 3)
+        >>> srcad.hvp(f, np.array([1.0, 2.0]), np.array([1.0, 0.0]))   # doctest: +SKIP
+        array([6., 0.])
+    """
+    return _call_forward(_derivative(grad(func), 0, "forward", True), (x,), (v,))
+
+
+def _copies(values):
+    """``values`` with each array copied (for running f itself, which may write its arguments)."""
+    return tuple(v.copy() if isinstance(v, np.ndarray) else v for v in values)
+
+
+def _call_forward(derivative, args, tangents):
+    """Call a forward-mode derivative with its tangents by keyword (they may be keyword-only)."""
+    names = derivative.parameters[-len(tangents):]
+    return derivative(*args, **dict(zip(names, tangents)))
+
+
+def _jacobian_block(func, args, index, arg, out, mode, scalar):
+    rows = np.zeros(out.shape + arg.shape)
+    if mode == "forward":
+        jvp_fn = _derivative(func, index, "forward", True)
+        for position in np.ndindex(arg.shape):
+            tangent = np.zeros(arg.shape)
+            tangent[position] = 1.0
+            rows[(Ellipsis,) + position] = _call_forward(jvp_fn, args, (float(tangent) if scalar else tangent,))
+    else:
+        vjp_fn = _derivative(func, index, "reverse", True)
+        for position in np.ndindex(out.shape):
+            seed = np.zeros(out.shape)
+            seed[position] = 1.0
+            rows[position] = vjp_fn(*args, seed if out.ndim else float(seed))
+    return rows
+
+
+def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, has_aux: bool = False,
+        optimize: bool = True):
+    """``(f(*primals), J @ tangents)``: the output and its tangent, by forward mode.
+
+    Every positional parameter of ``func`` gets a tangent, in order.  With
+    ``has_aux=True``, f returns ``(out, aux)`` and the result is ``(out, tangent, aux)``.
+
+    Example::
+
+        >>> import numpy as np, srcad
+        >>> def f(x, y):
+        ...     return x * y
+        >>> srcad.jvp(f, (2.0, 3.0), (1.0, 0.0))
+        (6.0, 3.0)
+    """
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise SrcadError(f"jvp got {len(primals)} primals but {len(tangents)} tangents; "
+                         f"pass one tangent per primal")
+    positional, _ = parameter_names(unwrap(func))
+    if len(primals) != len(positional):
+        raise SrcadError(f"jvp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
+                         f"pass one primal per positional parameter")
+    derivative = _derivative(func, tuple(range(len(primals))), "forward", optimize, with_value=True,
+                             has_aux=has_aux)
+    if has_aux:   # ((out, aux), tangent) -> (out, tangent, aux), as JAX orders them
+        (out, aux), tangent = derivative(*primals, *tangents)
+        return out, tangent, aux
+    return derivative(*primals, *tangents)

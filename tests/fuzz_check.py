@@ -1,0 +1,222 @@
+"""Checking srcad's derivatives of generated programs, and minimising failing ones.
+
+Contract:
+- ``check_program(program, seed)`` builds ``f`` from the source (through
+  ``linecache``, as ``tests/gradcheck.make_function`` does), evaluates it at
+  random float64 inputs (``random_arguments``) and returns an ``Outcome``:
+  ``"ok"`` when reverse mode (``srcad.grad`` or ``srcad.vjp``) and forward
+  mode (``srcad.jvp``) return f's value and agree with central finite
+  differences to ``FD_RTOL`` and with each other (``<u, J v> = <J^T u, v>``)
+  to ``AGREE_RTOL``; ``"unsupported"`` for a ``SrcadError``; ``"skipped"``
+  when ``f`` itself fails, is not finite, or is not smooth at the point (two
+  finite-difference steps disagree by more than ``SMOOTH_RTOL``); ``"wrong"``
+  or ``"crash"`` otherwise, with a description.
+- ``minimise(program, seed)`` drops statements and blocks while the program
+  still fails the same way (same status, same exception type).
+- ``describe`` formats an outcome with the program and its arguments.
+
+Example::
+
+    >>> import random
+    >>> from fuzz_programs import ProgramGenerator, RandomChooser
+    >>> program = ProgramGenerator(RandomChooser(random.Random(0))).program()
+    >>> check_program(program, seed=0).status   # doctest: +SKIP
+    'ok'
+"""
+from __future__ import annotations
+
+import itertools
+import linecache
+import math
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Tuple
+
+import numpy as np
+
+import srcad
+from fuzz_programs import SHAPES, Program
+
+FD_RTOL = 1e-5       # srcad against central differences, relative to the size of the terms
+SMOOTH_RTOL = 1e-5   # two difference steps must agree this well, or the point is not smooth
+AGREE_RTOL = 1e-9    # forward against reverse mode
+
+
+_MODULE_COUNTER = itertools.count()
+
+
+def build_module(source: str) -> Dict[str, object]:
+    """Execute ``source`` as a module whose text ``linecache`` (and so srcad) can read."""
+    filename = f"<fuzz-{next(_MODULE_COUNTER)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace: Dict[str, object] = {"__name__": filename}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace
+
+
+def random_arguments(program: Program, seed: int) -> List:
+    rng = np.random.default_rng(seed)
+    arguments = []
+    for kind in program.kinds:
+        value = rng.uniform(-1.5, 1.5, SHAPES[kind])
+        arguments.append(float(value) if kind == "S" else value)
+    return arguments
+
+
+@dataclass
+class Outcome:
+    """The result of checking one program: ``status`` and, unless ``ok``, what happened."""
+
+    status: str
+    detail: str = ""
+    numbers: Dict[str, float] = field(default_factory=dict)
+
+
+def _like(value, rng):
+    if isinstance(value, float):
+        return float(rng.standard_normal())
+    return rng.standard_normal(np.shape(value))
+
+
+def _inner(a, b) -> float:
+    return float(np.sum(np.asarray(a, dtype=float) * np.asarray(b, dtype=float)))
+
+
+def _moved(arguments, directions, h):
+    return [a + h * d if isinstance(a, float) else np.asarray(a) + h * d for a, d in zip(arguments, directions)]
+
+
+def _central(f, arguments, directions, u, h) -> float:
+    plus = f(*_moved(arguments, directions, h))
+    minus = f(*_moved(arguments, directions, -h))
+    return _inner(u, (np.asarray(plus, dtype=float) - np.asarray(minus, dtype=float)) / (2.0 * h))
+
+
+def differentiate(f: Callable, arguments: List, u, directions) -> Tuple[float, float, object, object]:
+    """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value)."""
+    positions = tuple(range(len(arguments)))
+    output = f(*arguments)
+    if np.ndim(output) == 0:
+        gradients = srcad.grad(f, wrt=positions)(*arguments)
+        gradients = tuple(g * u for g in gradients)
+        reverse_value = output
+    else:
+        reverse_value, pullback = srcad.vjp(f, *arguments)
+        gradients = pullback(u)
+    for gradient, argument in zip(gradients, arguments):
+        if np.shape(gradient) != np.shape(argument):
+            raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
+                                 f"{np.shape(argument)}")
+    reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
+    forward_value, tangent = srcad.jvp(f, arguments, directions)
+    if np.shape(tangent) != np.shape(output):
+        raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
+    return reverse, _inner(u, tangent), reverse_value, forward_value
+
+
+def check_program(program: Program, seed: int = 0) -> Outcome:
+    """Differentiate ``program``'s ``f`` in both modes and compare; see the module docstring."""
+    f = build_module(program.source)["f"]
+    arguments = random_arguments(program, seed)
+    rng = np.random.default_rng(seed + 1)
+    with np.errstate(all="ignore"):
+        try:
+            output = f(*arguments)
+        except (ArithmeticError, ValueError, IndexError) as error:
+            return Outcome("skipped", f"f raises {type(error).__name__}: {error}")
+    values = np.asarray(output, dtype=float)
+    if not np.all(np.isfinite(values)) or np.max(np.abs(values), initial=0.0) > 1e8:
+        return Outcome("skipped", "f is not finite or too large here")
+    u = _like(output if np.ndim(output) else 1.0, rng)
+    directions = [_like(a, rng) for a in arguments]
+    scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
+    fine = _central(f, arguments, directions, u, 1e-6 * scale_x)
+    coarse = _central(f, arguments, directions, u, 1e-5 * scale_x)
+    size = max(1.0, abs(fine), abs(coarse))
+    if abs(fine - coarse) > SMOOTH_RTOL * size:
+        return Outcome("skipped", "not smooth at this point")
+    try:
+        with np.errstate(all="ignore"):
+            reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions)
+    except srcad.SrcadError as error:
+        return Outcome("unsupported", f"{type(error).__name__}: {error}")
+    except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
+        return Outcome("crash", traceback.format_exc(limit=-6))
+    numbers = {"finite differences": fine, "reverse": reverse, "forward": forward}
+    for label, value in (("reverse", reverse_value), ("forward", forward_value)):
+        if not np.allclose(np.asarray(value, dtype=float), values, rtol=1e-12, atol=1e-12):
+            return Outcome("wrong", f"the {label}-mode derivative returns f = {value!r}, f gives {output!r}", numbers)
+    scale = max(1.0, abs(fine))
+    for label, value in (("reverse", reverse), ("forward", forward)):
+        if not math.isfinite(value) or abs(value - fine) > FD_RTOL * scale:
+            return Outcome("wrong", f"{label} mode disagrees with finite differences", numbers)
+    if abs(forward - reverse) > AGREE_RTOL * max(1.0, abs(forward), abs(reverse)):
+        return Outcome("wrong", "forward and reverse mode disagree", numbers)
+    return Outcome("ok", numbers=numbers)
+
+
+def describe(program: Program, outcome: Outcome, seed: int) -> str:
+    """A readable report of one program's outcome (for failure messages and logs)."""
+    numbers = ", ".join(f"{k} = {v!r}" for k, v in outcome.numbers.items())
+    shapes = ", ".join(f"{name}: {SHAPES[kind]}" for name, kind in zip(program.parameters, program.kinds))
+    return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}\n"
+            f"{program.source}")
+
+
+# --------------------------------------------------------------------------
+# minimising a failing program
+
+
+def _block_end(lines: List[str], start: int) -> int:
+    """The index after the statement starting at ``start`` (its indented body included)."""
+    indent = len(lines[start]) - len(lines[start].lstrip())
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    return end
+
+
+def _is_loop_counter(line: str) -> bool:
+    """A ``while`` loop's counter update: dropping it would make the loop endless."""
+    words = line.split()
+    return len(words) == 5 and words[0].startswith("k") and words[1:4] == ["=", words[0], "+"]
+
+
+def _signature(outcome: Outcome) -> Tuple[str, str]:
+    """What must stay the same while minimising: the status and the last line of a crash."""
+    lines = outcome.detail.strip().splitlines()
+    return outcome.status, (lines[-1].split(":")[0] if outcome.status == "crash" and lines else "")
+
+
+def minimise(program: Program, seed: int, budget: int = 400) -> Program:
+    """A shorter program failing the same way: statements and blocks are dropped while it still does."""
+    target = _signature(check_program(program, seed))
+    if target[0] == "ok":
+        return program
+    lines = program.source.splitlines()
+    attempts = 0
+    changed = True
+    while changed and attempts < budget:
+        changed = False
+        for start in range(len(lines) - 1, -1, -1):
+            if start >= len(lines) or attempts >= budget:
+                continue
+            if not lines[start].startswith((" ", "def helper")) or _is_loop_counter(lines[start]):
+                continue
+            for end in sorted({start + 1, _block_end(lines, start)}, reverse=True):
+                candidate = lines[:start] + lines[end:]
+                text = "\n".join(candidate) + "\n"
+                try:
+                    compile(text, "<candidate>", "exec")
+                except SyntaxError:
+                    continue
+                attempts += 1
+                trial = Program(text, program.parameters, program.kinds)
+                try:
+                    outcome = check_program(trial, seed)
+                except Exception:   # noqa: BLE001 -- a candidate that f itself cannot run
+                    continue
+                if _signature(outcome) == target:
+                    lines, changed = candidate, True
+                    break
+    return Program("\n".join(lines) + "\n", program.parameters, program.kinds)

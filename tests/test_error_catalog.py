@@ -1,0 +1,172 @@
+"""docs/errors.md lists every error srcad raises; each entry is triggered here and checked.
+
+Contract checked here:
+- the catalog's entries (its ``### `name` `` headings) are exactly ``CATALOG``'s;
+- each entry's trigger raises the documented exception type, and its message
+  is the catalog's example, character for character once paths are
+  normalised (the examples' ``model.py`` is ``tests/error_examples.py``);
+- the message names the construct and says what to do instead, and when the
+  problem has a place in the user's source it starts with ``file:line:col``;
+- srcad's own errors carry no chained exception (they are raised ``from
+  None``), so the traceback is the user's call and the message;
+- an exception raised by the user's code inside a derivative keeps its type
+  and gets a note naming the generated line and the user's line, printed by
+  the traceback.
+"""
+import math
+import os
+import re
+import subprocess
+import sys
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import pytest
+
+import error_examples as ex
+import srcad
+from gradcheck import make_function, no_disk_cache  # noqa: F401 (autouse)
+
+REPO = Path(__file__).resolve().parent.parent
+CATALOG_FILE = REPO / "docs" / "errors.md"
+X = np.array([0.5, 1.0])
+
+
+def _exec_without_source():
+    namespace = {}
+    exec("def made(x):\n    return x * 2.0\n", namespace)
+    return srcad.grad(namespace["made"])(1.0)
+
+
+def _command_line():
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); import srcad\n"
+            "def f(x):\n    return x * 2.0\nsrcad.grad(f)(1.0)")
+    result = subprocess.run([sys.executable, "-c", code, str(REPO)], capture_output=True, text=True,
+                            env=dict(os.environ, SRCAD_CACHE="0"), timeout=120)
+    last = result.stderr.strip().splitlines()[-1]
+    name, _, message = last.partition(": ")
+    raise getattr(srcad, name.rpartition(".")[2])(message)
+
+
+@dataclass
+class Entry:
+    name: str
+    error: type
+    trigger: Callable
+    construct: str
+    suggestion: str
+    located: bool = False
+    note_from: Optional[str] = None   # for errors raised inside a derivative: the user's line
+
+
+CATALOG = [
+    Entry("unsupported construct", srcad.UnsupportedSyntaxError, lambda: srcad.grad(ex.uses_try)(X),
+          "`try` statement", "move error handling outside", located=True),
+    Entry("no source: a C function or builtin", srcad.SourceUnavailableError, lambda: srcad.grad(math.sin)(0.5),
+          "'sin'", "register its derivative with @srcad.adjoint"),
+    Entry("no source: python -c and the interactive prompt", srcad.SourceUnavailableError, _command_line,
+          "'f'", "Define the function in a .py file"),
+    Entry("no source: exec without linecache", srcad.SourceUnavailableError, _exec_without_source,
+          "'made'", "Define the function in a .py file"),
+    Entry("missing rule", srcad.MissingTemplateError, lambda: srcad.grad(ex.no_rule)(X),
+          "np.nextafter", "@srcad.adjoint(np.nextafter)", located=True),
+    Entry("wrt out of range", srcad.WrtError, lambda: srcad.grad(ex.scaled, wrt=5)(X, 2.0),
+          "wrt=5", "use 0..1 or a name"),
+    Entry("wrt unknown name", srcad.WrtError, lambda: srcad.grad(ex.scaled, wrt="z")(X, 2.0),
+          "wrt='z'", "neither a parameter"),
+    Entry("non-scalar output", srcad.SeedError, lambda: srcad.grad(ex.vector)(X),
+          "shape (2,)", "np.sum"),
+    Entry("seed shape", srcad.SeedError, lambda: srcad.vjp(ex.vector, X)[1](np.ones(3)),
+          "shape (3,)", "pass a seed shaped like the output"),
+    Entry("raised inside a derivative: LinAlgError", np.linalg.LinAlgError,
+          lambda: srcad.grad(ex.inverse_sum)(np.zeros((2, 2))), "Singular matrix", "in the derivative of",
+          note_from="return np.sum(np.linalg.inv(a))"),
+    Entry("raised inside a derivative: ZeroDivisionError", ZeroDivisionError,
+          lambda: srcad.grad(ex.ratio)(1.0, 0.0), "division by zero", "in the derivative of",
+          note_from="return x / k"),
+    Entry("raised inside a derivative: IndexError", IndexError,
+          lambda: srcad.autodiff(ex.pick)(X, 7, 1.0), "index 7", "in the derivative of",
+          note_from="return x[i] * 2.0"),
+]
+
+
+def normalise(text: str) -> str:
+    """Paths and generated names as the catalog writes them."""
+    text = text.replace(ex.__file__, "model.py")
+    return re.sub(r"<srcad ([A-Za-z_]\w*)-[0-9a-f]+>", r"<srcad \1-…>", text)
+
+
+def comparable(text: str) -> str:
+    """``text`` without the generated line's number and code (they change with srcad's passes)."""
+    return re.sub(r"(  generated \S+):\d+: .*", r"\1", text)
+
+
+def documented():
+    """{entry name: example text} from docs/errors.md."""
+    examples, name = {}, None
+    blocks = CATALOG_FILE.read_text().split("```")
+    for index, block in enumerate(blocks):
+        if index % 2 == 0:
+            headings = re.findall(r"^### `(.+)`$", block, re.MULTILINE)
+            name = headings[-1] if headings else name
+        elif block.startswith("text\n") and name is not None and name not in examples:
+            examples[name] = block[len("text\n"):].rstrip("\n")
+    return examples
+
+
+def message_of(error: BaseException) -> str:
+    """What the traceback prints after the frames: ``Type: message`` and any notes."""
+    lines = traceback.format_exception_only(type(error), error)
+    return "".join(lines).rstrip("\n")
+
+
+def test_the_catalog_lists_exactly_these_entries():
+    assert sorted(documented()) == sorted(entry.name for entry in CATALOG)
+
+
+@pytest.mark.parametrize("entry", CATALOG, ids=[entry.name for entry in CATALOG])
+def test_each_entry(entry):
+    with pytest.raises(entry.error) as info:
+        entry.trigger()
+    error = info.value
+    shown = normalise(message_of(error))
+    example = documented()[entry.name]
+    assert comparable(shown.split(": ", 1)[1]) == comparable(example.split(": ", 1)[1]), shown
+    text = str(error) + "\n".join(getattr(error, "__notes__", ()))
+    assert entry.construct in text and entry.suggestion in text, text
+    if entry.located:
+        assert re.match(rf"{re.escape(ex.__file__)}:\d+:\d+\n", str(error)), str(error)
+    if isinstance(error, srcad.SrcadError):
+        assert error.__cause__ is None
+        assert error.__context__ is None or error.__suppress_context__
+    if entry.note_from:
+        [note] = error.__notes__
+        generated = re.search(r"generated (.+):(\d+): (.+)", note)
+        assert generated, note
+        frames = traceback.extract_tb(error.__traceback__)
+        assert any(frame.filename == generated[1] and frame.lineno == int(generated[2]) for frame in frames)
+        user_line = next(n for n, line in enumerate(Path(ex.__file__).read_text().splitlines(), 1)
+                         if line.strip() == entry.note_from)
+        assert f"from {ex.__file__}:{user_line}: {entry.note_from}" in note
+
+
+def test_exec_functions_work_when_linecache_holds_their_source():
+    made = make_function("def made(x):\n    return x * 2.0\n", {})
+    assert srcad.grad(made)(1.0) == 2.0
+
+
+def test_a_note_for_each_generated_frame_of_nested_derivatives():
+    inner = make_function("def inner(a):\n    return np.sum(np.linalg.inv(a))\n", {"np": np})
+    outer = make_function("def outer(a):\n    b = a * 2.0\n    return inner(b) + 1.0\n",
+                          {"np": np, "inner": inner})
+    with pytest.raises(np.linalg.LinAlgError) as info:   # forward mode runs inner's derivative
+        srcad.jvp(outer, (np.zeros((2, 2)),), (np.ones((2, 2)),))
+    notes = info.value.__notes__
+    assert len(notes) == 2, notes
+    assert any("in the derivative of outer:" in n and "return inner(b) + 1.0" in n for n in notes)
+    assert any("in the derivative of inner:" in n and "return np.sum(np.linalg.inv(a))" in n for n in notes)
+    printed = "".join(traceback.format_exception(info.value))
+    assert "in the derivative of inner:" in printed

@@ -1,0 +1,139 @@
+"""Differential fuzzing: srcad's derivatives of random programs agree with finite differences.
+
+Contract checked here:
+- For every program ``tests/fuzz_programs.py`` generates (scalar and array
+  arithmetic with broadcasting, NumPy and ``math`` calls, reductions,
+  subscript reads and stores, ``if``/``for``/``while``, ``break``/``continue``,
+  early ``return``, calls to generated helper functions), reverse mode
+  (``srcad.grad``, ``srcad.vjp``) and forward mode (``srcad.jvp``) return f's
+  value, agree with central finite differences in float64, and agree with
+  each other: ``<u, J v> = <J^T u, v>``.
+- srcad may refuse a construct with a ``SrcadError``, but that stays rare
+  (the generator keeps to supported constructs); a wrong number or any other
+  exception fails the test with the program's source.
+- The batch is deterministic (``derandomize=True``, no example database).
+- ``REGRESSIONS`` holds minimised programs that once failed; each is checked
+  at several points.
+"""
+import collections
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+
+from fuzz_check import check_program, describe
+from fuzz_programs import Program, programs
+from gradcheck import no_disk_cache  # noqa: F401 (autouse)
+
+BATCH = 300
+ACCEPTED = ("ok", "skipped", "unsupported")
+
+
+def test_random_programs_differentiate_correctly():
+    tally = collections.Counter()
+
+    # no shrinking here: a failure is reported with its program; benchmarks/fuzz_long.py minimises
+    @settings(max_examples=BATCH, deadline=None, derandomize=True, database=None,
+              suppress_health_check=list(HealthCheck), phases=(Phase.generate,))
+    @given(programs())
+    def check_one(program_and_seed):
+        program, seed = program_and_seed
+        outcome = check_program(program, seed)
+        tally[outcome.status] += 1
+        assert outcome.status in ACCEPTED, describe(program, outcome, seed)
+
+    check_one()
+    total = sum(tally.values())
+    assert total >= BATCH, tally
+    # the check is not vacuous: most programs are differentiated and compared
+    assert tally["ok"] >= 0.85 * total, tally
+    assert tally["unsupported"] <= 0.03 * total, tally
+
+
+# --------------------------------------------------------------------------
+# programs that once failed, minimised: (name, parameter kinds, argument seeds, body of the module).
+# Kinds name the parameters' shapes (fuzz_programs.SHAPES); the seeds draw arguments that reach the bug.
+
+REGRESSIONS = [
+    ("store_after_rebinding", "V", [0, 1], """\
+def f(x):
+    z = np.zeros(2)
+    z -= x[2]
+    z[1] = x[0]
+    return z[1]
+"""),
+    ("store_after_augmented_assignment", "V", [0, 1], """\
+def f(x):
+    z = x * 2.0
+    z *= 3.0
+    z[1] = x[0]
+    return np.sum(z)
+"""),
+    ("copy_by_multiplying_then_store", "W", [0, 1], """\
+def f(w):
+    t = w * 1.0
+    t[:] += w
+    w = t * 1.0
+    t[1] = 0.0
+    return w[1]
+"""),
+    ("loop_returns_a_constant", "W", [0], """\
+def f(w):
+    for i in range(3):
+        if w[1] > -5.0:
+            return np.ones(2)
+        if w[0] > 0.0:
+            return w * 3.0
+    return w * 2.0
+"""),
+    ("two_loops_with_early_returns", "V", [0, 1], """\
+def f(x):
+    k = 0
+    while k < 2:
+        if x[0] > 5.0:
+            return x[1]
+        k = k + 1
+    for i in range(1):
+        return x[2]
+    return x[0]
+"""),
+    ("early_return_in_for_inside_while", "V,M", [150], """\
+def f(x, y):
+    z1 = np.zeros((2, 3))
+    for i2 in range(0, -1, -1):
+        if (y[1, 2] + z1[1, 2]) > -0.3:
+            if np.where(x[-1] > z1[1, 2], x[-1], z1[1, 2]) > 0.5:
+                break
+    k5 = 0
+    while k5 < 4 and (x[0] * y[1, 2]) > 0.0:
+        for i6 in range(2, -1, -1):
+            if math.tanh(x[0]) > 0.5:
+                return math.cos(np.arctan2(x[-1], 2.0 + np.cos(x[-1])))
+        k5 = k5 + 1
+    return (x[0] - x[0])
+"""),
+    ("early_returns_in_for_and_while", "W,V", [70], """\
+def f(w, x):
+    if x[-1] > -0.3:
+        for i0 in range(4):
+            if w[1] < 0.5:
+                return np.sin(x)
+        k1 = 0
+        while k1 < 1 and (x[-1] if 0.7 > -0.3 else x[0]) > -0.3:
+            t2 = x * 1.0
+            if np.max(t2[::-1]) > -0.3:
+                return t2
+            k1 = k1 + 1
+    return (np.sum(np.minimum(x, x[0])) * -x[::-1])
+"""),
+]
+
+
+@pytest.mark.parametrize("kinds,seeds,body", [entry[1:] for entry in REGRESSIONS],
+                         ids=[entry[0] for entry in REGRESSIONS])
+def test_regression(kinds, seeds, body):
+    source = "import math\nimport numpy as np\n\n\n" + body
+    parameters = tuple(body.split("def f(")[1].split(")")[0].replace(" ", "").split(","))
+    program = Program(source, parameters, tuple(kinds.split(",")))
+    for seed in seeds:
+        outcome = check_program(program, seed)
+        assert outcome.status == "ok", describe(program, outcome, seed)
