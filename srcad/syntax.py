@@ -12,7 +12,6 @@ Example::
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Iterable, Iterator, List, Optional, Set
 
 import gast
@@ -82,10 +81,18 @@ def is_atom(node) -> bool:
 
 def names_in(node, ctx_type=None) -> Set[str]:
     """Identifiers of every Name below ``node`` (optionally only Load or Store ones)."""
-    found = set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Name) and (ctx_type is None or isinstance(sub.ctx, ctx_type)):
-            found.add(sub.id)
+    found, stack, name_class, ast_class = set(), [node], gast.Name, gast.AST
+    while stack:   # a plain stack over the nodes' attributes: several times faster than gast.walk
+        current = stack.pop()
+        if current.__class__ is name_class:
+            if ctx_type is None or isinstance(current.ctx, ctx_type):
+                found.add(current.id)
+            continue
+        for value in current.__dict__.values():
+            if isinstance(value, ast_class):
+                stack.append(value)
+            elif value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, ast_class))
     return found
 
 
@@ -123,12 +130,19 @@ def set_location(node, lineno: Optional[int]):
 
 def clone(node):
     """A deep copy of ``node``; annotations are copied shallowly (they may hold modules)."""
-    memo = {}
-    for sub in gast.walk(node):
-        data = sub.__dict__.get(ANNOTATION)
-        if data is not None:
-            memo[id(data)] = dict(data)
-    return copy.deepcopy(node, memo)
+    if isinstance(node, list):
+        return [clone(item) for item in node]
+    if not isinstance(node, gast.AST):
+        return node   # str, int, float, None, ...: immutable
+    copied = node.__class__.__new__(node.__class__)
+    for key, value in node.__dict__.items():
+        if key == ANNOTATION:
+            copied.__dict__[key] = dict(value)
+        elif isinstance(value, (gast.AST, list)):
+            copied.__dict__[key] = clone(value)
+        else:
+            copied.__dict__[key] = value
+    return copied
 
 
 def clone_list(statements):

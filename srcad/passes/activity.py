@@ -92,6 +92,22 @@ def _written(stmt):
     return {target.id} if isinstance(target, gast.Name) else set()
 
 
+def _reach(start, edges):
+    """Every name reachable from ``start``: an edge ``(sources, targets)`` leads from any source to all targets."""
+    by_source = {}
+    for sources, targets in edges:
+        for name in sources:
+            by_source.setdefault(name, []).append(targets)
+    reached, frontier = set(start), list(start)
+    while frontier:
+        for targets in by_source.get(frontier.pop(), ()):
+            for name in targets:
+                if name not in reached:
+                    reached.add(name)
+                    frontier.append(name)
+    return reached
+
+
 class ActivityAnalysis(Analysis):
     """Forward (varied) and backward (useful) dependence, intersected."""
 
@@ -99,16 +115,10 @@ class ActivityAnalysis(Analysis):
 
     def analyse(self, unit):
         body = unit.tree.body
-        varied = set(unit.wrt)
-        changed = True
-        while changed:
-            changed = False
-            for stmt in _assignments(body):
-                if carries_derivative(stmt.value) and differentiable_operands(stmt.value) & varied:
-                    for target in _written(stmt):
-                        if target not in varied:
-                            varied.add(target)
-                            changed = True
+        # one (written names, operands) pair per differentiable assignment, then two graph searches
+        edges = [(_written(stmt), differentiable_operands(stmt.value))
+                 for stmt in _assignments(body) if carries_derivative(stmt.value)]
+        varied = _reach(set(unit.wrt), [(operands, written) for written, operands in edges])
         for stmt in _assignments(body):   # `obj.attr` of a differentiated object would lose its derivative
             value = stmt.value
             if isinstance(value, gast.Attribute) and not is_metadata(value) \
@@ -123,13 +133,5 @@ class ActivityAnalysis(Analysis):
                 if unit.options.get("has_aux") and isinstance(value, gast.Tuple) and value.elts:
                     value = value.elts[0]   # (output, aux): only the output is differentiated
                 useful |= syntax.loaded_names(value)
-        changed = True
-        while changed:
-            changed = False
-            for stmt in _assignments(body):
-                if _written(stmt) & useful and carries_derivative(stmt.value):
-                    new = differentiable_operands(stmt.value) - useful
-                    if new:
-                        useful |= new
-                        changed = True
+        useful = _reach(useful, edges)
         return Activity(frozenset(varied), frozenset(useful))
