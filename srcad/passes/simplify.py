@@ -6,7 +6,8 @@ changed anything:
   become ``e``, and ``-(-e)`` becomes ``e``;
 - a negation under a sum moves into its operator: ``a + -b`` and
   ``a + b * -c`` become ``a - b`` and ``a - b * c``, and ``-a + b`` becomes
-  ``b - a`` (all exact in IEEE arithmetic);
+  ``b - a``, ``x += -e`` becomes ``x -= e``, and ``-unbroadcast(-e, x)``
+  becomes ``unbroadcast(e, x)`` (all exact in IEEE arithmetic);
 - ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
   provably has ``x``'s shape (see ``shapes.ShapeTable``).
 It never changes what a statement computes, only how, and it never touches
@@ -34,19 +35,31 @@ def _is_number(node, value) -> bool:
             and isinstance(node.value, (int, float)) and node.value == value)
 
 
+_LINEAR_HELPERS = (runtime.unbroadcast, runtime.unreduce, runtime.broadcast_like)
+
+
 def _is_negation(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
 
 
-def _without_negation(node):
-    """``e`` for ``-e``, ``a * e`` for ``a * -e`` (and ``-a * e``, ``/``); None otherwise."""
+def _without_negation(node, objects=None):
+    """The positive form of a negative expression, or None: ``e`` for ``-e``, ``a * e`` for
+    ``a * -e`` (through products and quotients), and ``unbroadcast(e, x)`` for
+    ``unbroadcast(-e, x)`` (the broadcast helpers are linear)."""
     if _is_negation(node):
         return node.operand
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        if _is_negation(node.right):
-            return gast.BinOp(left=node.left, op=node.op, right=node.right.operand)
-        if _is_negation(node.left):
-            return gast.BinOp(left=node.left.operand, op=node.op, right=node.right)
+        left = _without_negation(node.left, objects)
+        if left is not None:
+            return gast.BinOp(left=left, op=node.op, right=node.right)
+        right = _without_negation(node.right, objects)
+        if right is not None:
+            return gast.BinOp(left=node.left, op=node.op, right=right)
+    if (objects is not None and isinstance(node, gast.Call) and node.args
+            and any(callee_object(node.func, objects) is f for f in _LINEAR_HELPERS)):
+        first = _without_negation(node.args[0], objects)
+        if first is not None:
+            return gast.Call(func=node.func, args=[first] + node.args[1:], keywords=node.keywords)
     return None
 
 
@@ -81,7 +94,7 @@ class _Rewrite(gast.NodeTransformer):
             node.left, node.op, node.right = right, gast.Sub(), left.operand
             return self._replace(node)
         if isinstance(op, (gast.Add, gast.Sub)):
-            positive = _without_negation(right)
+            positive = _without_negation(right, self.shapes.objects)
             if positive is not None:   # a + -b -> a - b,  a - b * -c -> a + b * c
                 node.op = gast.Sub() if isinstance(op, gast.Add) else gast.Add()
                 node.right = positive
@@ -93,6 +106,20 @@ class _Rewrite(gast.NodeTransformer):
         inner = node.operand
         if isinstance(node.op, gast.USub) and isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
             return self._replace(inner.operand)
+        if isinstance(node.op, gast.USub) and isinstance(inner, gast.Call):
+            positive = _without_negation(inner, self.shapes.objects)   # -unbroadcast(-e, x)
+            if positive is not None:
+                return self._replace(positive)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        positive = _without_negation(node.value, self.shapes.objects) \
+            if isinstance(node.op, (gast.Add, gast.Sub)) else None
+        if positive is not None:   # x += -e -> x -= e
+            node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
+            node.value = positive
+            return self._replace(node)
         return node
 
     def visit_Call(self, node):
