@@ -100,16 +100,21 @@ class PropagateCopies(Transformation):
         return changed
 
     def _fuse_accumulation(self, body, index) -> bool:
-        """``v = a`` then ``v = v + e`` (or ``v += e``) becomes ``v = a + e``.
+        """``v = a`` then ``v = v + e`` (or ``v += e``) becomes ``v = a + e``; ``v += a`` then ``v += e``
+        becomes ``v += a + e``.
 
         Statements of the same source line may come between when they neither
         touch ``v`` nor change what ``e`` reads.
         """
         first = body[index]
-        if not (isinstance(first, gast.Assign) and isinstance(first.targets[0], gast.Name)
-                and not syntax.annotation(first, "primal")):
+        if isinstance(first, gast.AugAssign) and isinstance(first.op, gast.Add) \
+                and isinstance(first.target, gast.Name) and not syntax.annotation(first, "primal"):
+            name = first.target.id      # v += a then v += e: one update, v += a + e
+        elif (isinstance(first, gast.Assign) and isinstance(first.targets[0], gast.Name)
+              and not syntax.annotation(first, "primal")):
+            name = first.targets[0].id
+        else:
             return False
-        name = first.targets[0].id
         for later_index in range(index + 1, len(body)):
             second = body[later_index]
             added = _accumulated(second, name)
@@ -126,6 +131,8 @@ class PropagateCopies(Transformation):
             return False
         fused = gast.BinOp(left=first.value, op=gast.Add(), right=added)
         if first.value.__class__ is not gast.Name and too_long(syntax.assign(name, fused)):
+            return False
+        if isinstance(first, gast.AugAssign) and name in syntax.loaded_names(first.value):
             return False
         first.value = fused
         del body[later_index]

@@ -22,10 +22,8 @@ def dpiecewise(x, dout=1.0):
     dx = zeros_like(x)
     if sum_x_gt_0:
         # y = np.sin(x) * x
-        dx += sin_x * dy
-        dx += dy * x * np.cos(x)
+        dx += sin_x * dy + dy * x * np.cos(x)
     else:
         # y = x * x
-        dx += dy * x
-        dx += x * dy
+        dx += dy * x + x * dy
     return dx
