@@ -62,8 +62,13 @@ def broadcast_like(tangent, like):
     return np.broadcast_to(tangent, shape)
 
 
+_SMALL = 4096   # elements: below this, a filled array is cheaper than a broadcast view
+
+
 def unreduce(grad, like, axis=None, keepdims=False):
     """Spread the gradient of a reduction over ``axis`` back to ``like``'s shape."""
+    if axis is None and like.__class__ is np.ndarray and like.size <= _SMALL:
+        return np.full(like.shape, grad)   # for a small array, filling beats np.broadcast_to's overhead
     shape = np.shape(like)
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
