@@ -115,6 +115,10 @@ class Derivative:
             self.wrt, self.as_tuple = resolve_wrt(func if inspect.ismethod(func) else self.func, wrt)
         self.mode = mode
         self.requested_wrt = wrt
+        positional = parameter_names(self.func)[0] if inspect.isfunction(self.func) else ()
+        offset = 1 if self.bound_self is not None else 0
+        self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
+                                    if n in positional and positional.index(n) >= offset)
         self.options = dict(options, tuple_result=self.as_tuple)
         self._compiled: Optional[Callable] = None
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
@@ -130,6 +134,12 @@ class Derivative:
         try:
             if self._version != REGISTRY.version or self._watched and self._scope_changed():
                 self._load()
+            for position in self._wrt_positions:   # an int or bool has no derivative: say so
+                if position < len(args) and args[position].__class__ in _NOT_DIFFERENTIABLE:
+                    raise self._integer_argument(position, args[position])
+                if position < len(args) and args[position].__class__ is np.ndarray \
+                        and args[position].dtype.kind in "biu":
+                    raise self._integer_argument(position, args[position])
             if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
                 function = self._scalar_function
                 if function is None or self._scalar_version != self._version:
@@ -139,6 +149,14 @@ class Derivative:
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             tracebacks.annotate(error)
             raise
+
+    def _integer_argument(self, position, value) -> WrtError:
+        name = parameter_names(self.func)[0][position + (1 if self.bound_self is not None else 0)]
+        kind = (f"an array of dtype {value.dtype}" if isinstance(value, np.ndarray)
+                else {"int": "an int", "bool": "a bool"}.get(type(value).__name__, f"a {type(value).__name__}"))
+        return WrtError(f"cannot differentiate {getattr(self.func, '__name__', 'f')} with respect to `{name}`: "
+                        f"it is {kind}, which has no derivative; pass floats (e.g. {name}=float(...) or "
+                        f"{name}.astype(float)), or leave `{name}` out of wrt")
 
     def _load_scalar_variant(self):
         """All arguments are scalars: the variant generated knowing it (no broadcasting helpers)."""
@@ -195,6 +213,7 @@ class Derivative:
 
 
 _SCALAR_TYPES = frozenset({float, int, np.float64, np.float32})
+_NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
 
 
 def _all_scalars(args) -> bool:
