@@ -190,3 +190,30 @@ def _unclipped(Wh, xs):
     for t in range(xs.shape[0]):
         h = np.tanh(Wh @ h + xs[t])
     return np.sum(h * h)
+
+
+def test_transformations(tmp_path, private_cache, capsys):
+    """Every transformation in the example agrees with finite differences or a closed form."""
+    example = load_example("transformations")
+    results = example.main()
+    assert "def dbumpy(z, dout=1.0):" in capsys.readouterr().out
+    rng = np.random.default_rng(0)
+    params = {"W": rng.standard_normal((3, 4)) / 2, "b": np.zeros(4), "v": rng.standard_normal(4)}
+    h = 1e-6
+    for key, gradient in results["grads"].items():
+        direction = np.random.default_rng(1).standard_normal(params[key].shape)
+        moved = [dict(params, **{key: params[key] + s * h * direction}) for s in (1, -1)]
+        fd = (example.loss(moved[0], example.X, example.Y) - example.loss(moved[1], example.X, example.Y)) / (2 * h)
+        assert np.sum(gradient * direction) == pytest.approx(fd, rel=1e-6, abs=1e-8)
+    z = np.array([0.3, -1.2, 2.0])
+    exact = np.diag(np.cos(z) * z ** 2 + 2 * z * np.sin(z))
+    for mode in ("forward", "reverse", "auto"):
+        np.testing.assert_allclose(results[f"jacobian_{mode}"], exact, atol=1e-12)
+    second = -np.sin(z) * z ** 2 + 4 * z * np.cos(z) + 2 * np.sin(z)
+    np.testing.assert_allclose(results["hessian"], np.diag(second), atol=1e-12)
+    np.testing.assert_allclose(results["hvp"], [second[0], 0.0, 0.0], atol=1e-12)
+    np.testing.assert_allclose(results["custom"], np.round(z) / (1 + np.abs(z)) ** 2)
+    scale = np.sum(params["v"] ** 2)
+    np.testing.assert_allclose(results["damped"]["v"], results["grads"]["v"] / (1.0 + scale))
+    d_params, d_x = results["vjp"]
+    assert set(d_params) == {"W", "b", "v"} and d_x.shape == (2, 3)
