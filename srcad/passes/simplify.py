@@ -2,6 +2,7 @@
 
 Contract: rewrites expressions to equal, simpler ones and says whether it
 changed anything:
+- arithmetic on two number constants is folded (``2 * 3.0`` becomes ``6.0``);
 - ``e ** 1``, ``e * 1``, ``1 * e``, ``e / 1``, ``e + 0``, ``0 + e``, ``e - 0``
   become ``e``, and ``-(-e)`` becomes ``e``;
 - a negation under a sum moves into its operator: ``a + -b`` and
@@ -36,6 +37,32 @@ def _is_number(node, value) -> bool:
 
 
 _LINEAR_HELPERS = (runtime.unbroadcast, runtime.unreduce, runtime.broadcast_like)
+
+
+_FOLDABLE = {gast.Add: lambda a, b: a + b, gast.Sub: lambda a, b: a - b, gast.Mult: lambda a, b: a * b,
+             gast.Div: lambda a, b: a / b}
+
+
+def _number(node):
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub):
+        inner = _number(node.operand)
+        return -inner if inner is not None else None
+    return None
+
+
+def _fold(node):
+    """``2 * 3.0`` -> ``6.0``: arithmetic on two number constants, when exact and finite."""
+    left, right = _number(node.left), _number(node.right)
+    operation = _FOLDABLE.get(type(node.op))
+    if left is None or right is None or operation is None or (isinstance(node.op, gast.Div) and right == 0):
+        return None
+    value = operation(left, right)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    folded = syntax.constant(abs(value))
+    return gast.UnaryOp(op=gast.USub(), operand=folded) if value < 0 else folded
 
 
 def _is_negation(node) -> bool:
@@ -80,6 +107,9 @@ class _Rewrite(gast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right, op = node.left, node.right, node.op
+        folded = _fold(node)
+        if folded is not None:
+            return self._replace(folded)
         if isinstance(op, gast.Pow) and _is_number(right, 1):
             return self._replace(left)
         if isinstance(op, (gast.Mult, gast.Div)) and _is_number(right, 1):
