@@ -26,6 +26,7 @@ from .passes import Unit
 from .passes.activity import ActivityAnalysis
 from .passes.aliasing import Aliasing
 from .passes.cleanup import Cleanup
+from .passes.common_subexpressions import CommonSubexpressions
 from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
@@ -42,11 +43,11 @@ from .source import parse_function
 from .version import __version__
 
 PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
-                                    ReverseMode, ForwardMode, Simplify, PropagateCopies, InlineTemporaries, Cleanup)}
+                                    ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
-OPTIMIZE = ("simplify", "propagate_copies", "cleanup", "inline_temporaries")
+OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
 _FRONT = ("syntax_check", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")

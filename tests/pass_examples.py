@@ -25,3 +25,7 @@ def logistic(x, r):
 def two_uses(x):
     y = np.sin(x)
     return np.sum(y * x) + np.sum(y)
+
+
+def sin_plus_cos(x):
+    return np.sum(np.sin(x) + np.cos(x))

@@ -31,6 +31,7 @@ from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
 from gradcheck import make_function, check_forward, check_forward_reverse, check_grad_full, check_reverse
 from specs import SPECS, cases, primal_label, primals_used
 
+EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
 TESTS_DIR = os.path.dirname(os.path.abspath(__file__))
 CASES = cases(SPECS)
 IDS = [case.id for case in CASES]
@@ -61,8 +62,8 @@ def test_forward_reverse(case):
 
 
 def _defined_in_tests(rule) -> bool:
-    """Rules that tests register for their own purposes need no row."""
-    return os.path.dirname(os.path.abspath(rule.__code__.co_filename)) == TESTS_DIR
+    """Rules that tests (or the examples they run) register for their own purposes need no row."""
+    return os.path.dirname(os.path.abspath(rule.__code__.co_filename)) in (TESTS_DIR, EXAMPLES_DIR)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])

@@ -1,0 +1,115 @@
+"""Transformation: reuse a value already computed instead of computing it again.
+
+Contract: within each block, once ``n = e`` has run (``e`` arithmetic, or a
+call of a NumPy ufunc or a ``math`` function, so the same operands give the
+same result), a later occurrence of ``e`` in generated code is replaced by
+``n`` as long as neither ``n`` nor anything ``e`` reads (or any array those
+may be views of) has been written in between.  The user's own (primal)
+statements are never rewritten, but they provide values: the primal
+``sin_x = np.sin(x)`` lets the derivative read ``sin_x`` instead of calling
+``np.sin(x)`` again.  Values do not flow into or out of branches and loops.
+Says whether anything changed.
+
+Example: ``sin_x = np.sin(x)`` ... ``dx = -dout * np.sin(x)`` becomes
+``dx = -dout * sin_x``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Dict
+
+import gast
+import numpy as np
+
+from .. import syntax
+from .blocks import MemorySharing
+from .shapes import callee_object
+from . import Transformation
+
+_ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
+
+
+def _written(stmt):
+    if isinstance(stmt, gast.Assign):
+        return syntax.names_in(stmt.targets[0])
+    if isinstance(stmt, gast.AugAssign):
+        return syntax.names_in(stmt.target)
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+        return syntax.names_in(stmt.value.args[0]) | syntax.names_in(stmt.value.func)
+    return set()
+
+
+class CommonSubexpressions(Transformation):
+    """Replace recomputed pure expressions by the name that already holds them."""
+
+    name = "common_subexpressions"
+
+    def transform(self, unit):
+        self.objects = unit.bindings.objects
+        self.sharing = MemorySharing(unit.tree)
+        assigned = set(self.sharing.sources) | {arg.id for arg in unit.tree.args.args + unit.tree.args.kwonlyargs}
+        self.outside = {n.id for n in gast.walk(unit.tree) if isinstance(n, gast.Name)} - assigned
+        return self._block(unit.tree.body)
+
+    def _pure(self, node) -> bool:
+        if isinstance(node, (gast.Name, gast.Constant)):
+            return True
+        if isinstance(node, gast.BinOp):
+            return isinstance(node.op, _ARITHMETIC) and self._pure(node.left) and self._pure(node.right)
+        if isinstance(node, gast.UnaryOp):
+            return isinstance(node.op, gast.USub) and self._pure(node.operand)
+        if isinstance(node, gast.Call) and not node.keywords:
+            function = callee_object(node.func, self.objects)
+            pure = isinstance(function, np.ufunc) or getattr(function, "__self__", None) is math
+            return pure and all(self._pure(arg) for arg in node.args)
+        return False
+
+    def _block(self, block) -> bool:
+        changed = False
+        available: Dict[str, tuple] = {}   # key of an expression -> (name holding it, names it reads)
+        for stmt in block:
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                for field in ("body", "orelse"):
+                    changed |= self._block(getattr(stmt, field))
+                available.clear()
+                continue
+            if not syntax.annotation(stmt, "primal"):
+                replacer = _Replace(available)
+                replacer.visit(stmt)
+                changed |= replacer.changed
+            written = _written(stmt)
+            if written:
+                rebinds = isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                # rebinding a name changes no array; an in-place update changes every view of it too
+                touched = written if rebinds else (self.sharing.reachable(written) | written) - self.outside
+                available = {key: (name, reads) for key, (name, reads) in available.items()
+                             if name not in written and not (reads & touched)}
+            if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+                    and not isinstance(stmt.value, (gast.Name, gast.Constant)) and self._pure(stmt.value)):
+                name = stmt.targets[0].id
+                reads = syntax.loaded_names(stmt.value) - self.outside   # modules and globals never change
+                if name not in reads:
+                    available.setdefault(gast.dump(stmt.value), (name, self.sharing.reachable(reads) | reads))
+        return changed
+
+
+class _Replace(gast.NodeTransformer):
+    def __init__(self, available):
+        self.available = available
+        self.changed = False
+
+    def visit_Assign(self, node):
+        node.value = self.visit(node.value)   # never the target
+        return node
+
+    def visit_AugAssign(self, node):
+        node.value = self.visit(node.value)
+        return node
+
+    def generic_visit(self, node):
+        if isinstance(node, gast.expr) and not isinstance(node, (gast.Name, gast.Constant)):
+            found = self.available.get(gast.dump(node))
+            if found is not None:
+                self.changed = True
+                return syntax.name(found[0])
+        return super().generic_visit(node)
