@@ -134,12 +134,16 @@ class Derivative:
         try:
             if self._version != REGISTRY.version or self._watched and self._scope_changed():
                 self._load()
+            containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
-                if position < len(args) and args[position].__class__ in _NOT_DIFFERENTIABLE:
+                if position >= len(args):
+                    continue
+                kind = args[position].__class__
+                if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
                     raise self._integer_argument(position, args[position])
-                if position < len(args) and args[position].__class__ is np.ndarray \
-                        and args[position].dtype.kind in "biu":
-                    raise self._integer_argument(position, args[position])
+                containers = containers or isinstance(args[position], _CONTAINERS)
+            if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
+                return self._mirror(self._compiled(*args, **kwargs), args)
             if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
                 function = self._scalar_function
                 if function is None or self._scalar_version != self._version:
@@ -149,6 +153,23 @@ class Derivative:
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             tracebacks.annotate(error)
             raise
+
+    def _mirror(self, result, args):
+        """``result`` with each gradient's lists made tuples where its argument has tuples."""
+        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") \
+            else result
+        single = len(self.wrt) == 1 and not self.as_tuple
+        entries = [grads] if single else list(grads)
+        positional = parameter_names(self.func)[0]
+        offset = 1 if self.bound_self is not None else 0
+        for index, name in enumerate(self.wrt):
+            position = positional.index(name) - offset if name in positional else -1
+            if 0 <= position < len(args):
+                entries[index] = _like_structure(entries[index], args[position])
+        grads = entries[0] if single else tuple(entries)
+        if self.options.get("with_value"):
+            return (result[0], grads)
+        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
 
     def _integer_argument(self, position, value) -> WrtError:
         name = parameter_names(self.func)[0][position + (1 if self.bound_self is not None else 0)]
@@ -214,6 +235,20 @@ class Derivative:
 
 _SCALAR_TYPES = frozenset({float, int, np.float64, np.float32})
 _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
+_CONTAINERS = (tuple, list, dict)
+
+
+def _like_structure(gradient, argument):
+    """``gradient`` with the container kinds of ``argument`` (a tuple argument gets a tuple)."""
+    if isinstance(argument, tuple) and isinstance(gradient, (list, tuple)):
+        items = tuple(_like_structure(g, a) for g, a in zip(gradient, argument))
+        return type(argument)(*items) if hasattr(argument, "_fields") else items
+    if isinstance(argument, list) and isinstance(gradient, list):
+        return [_like_structure(g, a) for g, a in zip(gradient, argument)]
+    if isinstance(argument, dict) and isinstance(gradient, dict):
+        return {key: _like_structure(value, argument[key]) if key in argument else value
+                for key, value in gradient.items()}
+    return gradient
 
 
 def _all_scalars(args) -> bool:

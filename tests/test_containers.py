@@ -39,11 +39,11 @@ def tree_map(function, value, *others):
 
 
 def same_structure(a, b) -> bool:
-    """Same nesting, the same container kinds (a tuple may come back as a list) and the same keys."""
+    """Same nesting, the same container kinds and the same keys."""
     if isinstance(a, dict):
         return isinstance(b, dict) and set(a) == set(b) and all(same_structure(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)):
-        return isinstance(b, (list, tuple)) and len(a) == len(b) and all(map(same_structure, a, b))
+        return type(a) is type(b) and len(a) == len(b) and all(map(same_structure, a, b))
     return not isinstance(b, (dict, list, tuple)) and np.shape(a) == np.shape(b)
 
 
@@ -190,3 +190,15 @@ def test_derivatives_leave_container_arguments_unchanged():
     srcad.grad(list_of_layers, wrt=(0, 1))(*args)
     srcad.jvp(list_of_layers, tuple(args), tuple(random_like(a, rng) for a in args))
     assert all(np.array_equal(a, b) for a, b in zip(before, tree_leaves(args)))
+
+
+def test_tuples_and_named_tuples_come_back_as_such():
+    from collections import namedtuple
+    Pair = namedtuple("Pair", "a b")
+    a, b = np.array([1.0, 2.0]), np.array([0.5, -1.0])
+    for argument in ((a, b), Pair(a, b), [a, b]):
+        gradient = srcad.grad(tuple_of_arrays)(argument, 0.7)
+        assert type(gradient) is type(argument)
+        np.testing.assert_allclose(gradient[1], 0.7 * a)
+    value, gradients = srcad.value_and_grad(tuple_of_arrays, wrt=(0, 1))(Pair(a, b), 0.7)
+    assert isinstance(gradients[0], Pair) and value == pytest.approx(tuple_of_arrays((a, b), 0.7))
