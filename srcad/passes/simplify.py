@@ -2,7 +2,9 @@
 
 Contract: rewrites expressions to equal, simpler ones and says whether it
 changed anything:
-- arithmetic on two number constants is folded (``2 * 3.0`` becomes ``6.0``);
+- arithmetic on two number constants is folded (``2 * 3.0`` becomes ``6.0``),
+  and the constants of a product are multiplied once (``100.0 * e * 2 * t``
+  becomes ``200.0 * e * t``);
 - ``e ** 1``, ``e * 1``, ``1 * e``, ``e / 1``, ``e + 0``, ``0 + e``, ``e - 0``
   become ``e``, and ``-(-e)`` becomes ``e``;
 - a negation under a sum moves into its operator: ``a + -b`` and
@@ -65,6 +67,33 @@ def _fold(node):
     return gast.UnaryOp(op=gast.USub(), operand=folded) if value < 0 else folded
 
 
+def _factors(node):
+    if isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult):
+        return _factors(node.left) + _factors(node.right)
+    return [node]
+
+
+def _gather_constants(node):
+    """``100.0 * e * 2 * t`` -> ``200.0 * e * t``: the number constants of a product multiplied once."""
+    if not (isinstance(node, gast.BinOp) and isinstance(node.op, gast.Mult)):
+        return None
+    factors = _factors(node)
+    numbers = [_number(f) for f in factors]
+    if sum(n is not None for n in numbers) < 2:
+        return None
+    product = math.prod(n for n in numbers if n is not None)
+    rest = [f for f, n in zip(factors, numbers) if n is None]
+    if not rest or not math.isfinite(product):
+        return None
+    constant = syntax.constant(abs(product))
+    result = constant if product >= 0 else gast.UnaryOp(op=gast.USub(), operand=constant)
+    if product == 1:
+        result = rest.pop(0)
+    for factor in rest:
+        result = gast.BinOp(left=result, op=gast.Mult(), right=factor)
+    return result
+
+
 def _is_negation(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
 
@@ -107,7 +136,7 @@ class _Rewrite(gast.NodeTransformer):
     def visit_BinOp(self, node):
         self.generic_visit(node)
         left, right, op = node.left, node.right, node.op
-        folded = _fold(node)
+        folded = _fold(node) or _gather_constants(node)
         if folded is not None:
             return self._replace(folded)
         if isinstance(op, gast.Pow) and _is_number(right, 1):
