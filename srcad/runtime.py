@@ -168,6 +168,12 @@ def transpose_axes_inverse(axes, ndim):
 
 def matmul_lhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``a``."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
+            and a.ndim == 2 and grad.ndim == b.ndim:   # the common matrix cases, without the general path
+        if b.ndim == 1:
+            return grad[:, None] * b
+        if b.ndim == 2:
+            return grad @ b.T
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if b_nd == 1:
         result = np.multiply.outer(grad, b) if a_nd > 1 else grad * b
@@ -181,6 +187,12 @@ def matmul_lhs_grad(grad, a, b):
 
 def matmul_rhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``b``."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
+            and a.ndim == 2 and grad.ndim == b.ndim:   # matrix @ vector, matrix @ matrix
+        if b.ndim == 1:
+            return grad @ a
+        if b.ndim == 2:
+            return a.T @ grad
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 1:
         result = np.multiply.outer(a, grad) if b_nd > 1 else a * grad
