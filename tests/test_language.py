@@ -1483,6 +1483,20 @@ def r_early_return_then_while_return(w, x):
     return x[-1] * 2.0
 
 
+def r_nested_loop_returns(y):
+    # regression: `if returned: break else: ... returned = True` -- the backward sweep must branch on
+    # the flag's value when it was tested, not after the arm set it
+    k0 = 0
+    while k0 < 2:
+        k1 = 0
+        while k1 < 1 and y[1] > 0.5:
+            return y[1] * 3.0
+        if y[0] > 0.0:
+            return y[0] * 5.0
+        k0 = k0 + 1
+    return y[1]
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1497,6 +1511,9 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),
+    case(r_nested_loop_returns, arr(0.3, 0.1), label="outer"),
+    case(r_nested_loop_returns, arr(-0.3, 0.1), label="none"),
     case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, -1.04), wrt=None, label="first"),
     case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, 0.3), wrt=None, label="loop"),
     case(r_early_return_then_while_return, arr(-1.3, -0.96), arr(-0.4, -1.3, 0.9), wrt=None, label="last"),

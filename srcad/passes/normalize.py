@@ -130,6 +130,11 @@ class Normalize(Transformation):
             return self._assign([stmt.target], gast.BinOp(left=load, op=stmt.op, right=stmt.value), stmt)
         if isinstance(stmt, gast.If):
             test = self._condition(stmt.test)
+            arms = gast.Module(body=stmt.body + stmt.orelse, type_ignores=[])
+            if isinstance(test, gast.Name) and test.id in syntax.stored_names(arms):
+                # the arms rebind the flag (`if returned: ... else: returned = True`): the backward sweep
+                # must branch on the value tested, so test a copy
+                test = self._hoist(syntax.name(test.id), "cond")
             return [gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))]
         if isinstance(stmt, gast.For):
             loop_range = gast.Call(func=stmt.iter.func, args=[self._atom(a) for a in stmt.iter.args],
