@@ -1497,6 +1497,18 @@ def r_nested_loop_returns(y):
     return y[1]
 
 
+def r_nested_continue(w):
+    # regression: a `continue` two ifs deep must also skip what follows the outer if
+    t = 0.0
+    for i in range(3):
+        if w[0] > -5.0:
+            if w[1] < -0.3:
+                continue
+            t = t + w[0]
+        t = t + w[1] * 2.0
+    return t
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1511,6 +1523,8 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_nested_continue, arr(0.4, -0.5), label="skips"),
+    case(r_nested_continue, arr(0.4, 0.5), label="runs"),
     case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),
     case(r_nested_loop_returns, arr(0.3, 0.1), label="outer"),
     case(r_nested_loop_returns, arr(-0.3, 0.1), label="none"),

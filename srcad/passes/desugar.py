@@ -180,10 +180,15 @@ class Desugar(Transformation):
                 return result
             if isinstance(stmt, gast.If) and _may_exit([stmt], kinds):
                 body_exits, else_exits = _always_exits(stmt.body), _always_exits(stmt.orelse)
+                if not (body_exits or else_exits) and rest:
+                    # an exit deeper inside must also skip what follows here: leave through flags, seeing
+                    # the arms' exits as written (restructuring them first would drop a nested `continue`)
+                    return result + self._flagged(stmt, rest, kinds)
                 stmt.body = self._restructure(stmt.body, kinds)
                 stmt.orelse = self._restructure(stmt.orelse, kinds)
-                if not (body_exits or else_exits):   # an exit deeper inside: leave through flags
-                    return result + self._flagged(stmt, rest, kinds)
+                if not (body_exits or else_exits):
+                    result.append(stmt)
+                    return result
                 if body_exits and not else_exits:
                     stmt.orelse = self._restructure(stmt.orelse + rest, kinds)
                 elif else_exits and not body_exits:
