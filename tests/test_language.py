@@ -1509,6 +1509,14 @@ def r_nested_continue(w):
     return t
 
 
+def r_self_store(x, s):
+    # regression: `t[:] = t` stores an array into itself; its adjoint passes through unchanged
+    t = np.sin(s) * x
+    t[:] = t
+    t[1:] = t[0]
+    return np.sum(t * x)
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1523,6 +1531,7 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_self_store, arr(0.3, -0.7, 1.2), 0.4, wrt=None),
     case(r_nested_continue, arr(0.4, -0.5), label="skips"),
     case(r_nested_continue, arr(0.4, 0.5), label="runs"),
     case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),

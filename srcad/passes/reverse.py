@@ -298,10 +298,15 @@ class ReverseMode(AdjointState, Transformation):
         copied = syntax.call(self.frame.helper("copied"), [element])   # a view would see the zeroing
         value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])
         self.aliased_from = {}
-        code = self._accumulate(stmt.value, value) if isinstance(stmt.value, gast.Name) else []
-        code += self._make_owned(array)
         zero = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Store())
-        return code + [gast.Assign(targets=[zero], value=syntax.constant(0.0), type_comment=None)]
+        zeroing = [gast.Assign(targets=[zero], value=syntax.constant(0.0), type_comment=None)]
+        if isinstance(stmt.value, gast.Name) and stmt.value.id == array:
+            # `A[i] = A`: take the elements' adjoint, zero them, then add it back to A's adjoint
+            taken = self.unit.namer.fresh(f"d_{array}_part")
+            return ([syntax.assign(taken, value)] + self._make_owned(array) + zeroing
+                    + self._accumulate(stmt.value, syntax.name(taken)))
+        code = self._accumulate(stmt.value, value) if isinstance(stmt.value, gast.Name) else []
+        return code + self._make_owned(array) + zeroing
 
     def _if(self, stmt) -> List:
         touched = self._touched(stmt, stmt.body + stmt.orelse)
