@@ -1517,6 +1517,15 @@ def r_self_store(x, s):
     return np.sum(t * x)
 
 
+def r_constant_in_loop(s, w):
+    # regression: a parameter set to a constant inside a loop has zero tangent after it (forward mode)
+    k0 = 0
+    while k0 < 4:
+        s = 0.7 * 1.0
+        k0 = k0 + 1
+    return np.log1p(np.exp(s ** 3)) + w[0] * s
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1531,6 +1540,7 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_constant_in_loop, 0.3, arr(1.0, 2.0), wrt=None),
     case(r_self_store, arr(0.3, -0.7, 1.2), 0.4, wrt=None),
     case(r_nested_continue, arr(0.4, -0.5), label="skips"),
     case(r_nested_continue, arr(0.4, 0.5), label="runs"),

@@ -197,6 +197,8 @@ class ForwardMode(Transformation):
     def _statement(self, stmt) -> List:
         target, value = stmt.targets[0].id, stmt.value
         if not carries_derivative(value) or (is_static(value) and not isinstance(value, gast.Name)):
+            if target in self.materialized:   # inside a branch or loop the variable must say zero itself
+                return [self._zeros(target)]
             self.zero.add(target)
             return []
         if isinstance(value, gast.Name):
