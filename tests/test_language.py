@@ -1526,6 +1526,25 @@ def r_constant_in_loop(s, w):
     return np.log1p(np.exp(s ** 3)) + w[0] * s
 
 
+def r_tangent_view_then_store(x, y):
+    # regression: `x = z[1] * 1.0` must not leave x's tangent a view of z's, which a later store changes
+    z = y.copy()
+    for i in range(2):
+        x = z[1] * 1.0
+    z[:, 1] = np.sin(x[:2])
+    return np.sum(x * 0.7) + np.sum(z)
+
+
+def r_store_in_both_arms(w):
+    # regression (forward mode): the tangent copied before a store in one arm is not copied in the other
+    t1 = np.mean(w) + np.array([0.5, -1.0, 2.0])
+    if t1[0] < -0.3:
+        t1[:2] = w
+    else:
+        t1[2] += w[1] * np.mean(t1[:2])
+    return np.sum(t1 * t1)
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1540,6 +1559,9 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_store_in_both_arms, arr(0.3, 0.4), label="else"),
+    case(r_store_in_both_arms, arr(-1.3, -0.4), label="if"),
+    case(r_tangent_view_then_store, arr(0.1, 0.2, 0.3), arr(0.0, 0.2, 0.4, 0.6, 0.8, 1.0).reshape(2, 3), wrt=None),
     case(r_constant_in_loop, 0.3, arr(1.0, 2.0), wrt=None),
     case(r_self_store, arr(0.3, -0.7, 1.2), 0.4, wrt=None),
     case(r_nested_continue, arr(0.4, -0.5), label="skips"),

@@ -110,12 +110,14 @@ class ForwardMode(Transformation):
 
     def _if(self, stmt, bound) -> List:
         pre = self._materialize(stmt, bound)
-        entry = set(self.zero)
-        arms, ends = [], []
+        entry, entry_owned = set(self.zero), set(self.owned)
+        arms, ends, owned = [], [], []
         for arm in (stmt.body, stmt.orelse):
-            self.zero = set(entry)
+            self.zero, self.owned = set(entry), set(entry_owned)   # a copy made in one arm is not made in the other
             arms.append(self._block(arm, bound))
             ends.append(self.zero)
+            owned.append(self.owned)
+        self.owned = owned[0] & owned[1]
         for index, other in ((0, 1), (1, 0)):   # a tangent zero on one path only is written out
             for name in sorted(ends[index] - ends[other]):
                 if name in syntax.stored_names(gast.Module(body=stmt.body + stmt.orelse, type_ignores=[])):
@@ -127,9 +129,10 @@ class ForwardMode(Transformation):
 
     def _loop(self, loop, bound) -> List:
         pre = self._materialize(loop, bound)
-        entry = set(self.zero)
+        entry, entry_owned = set(self.zero), set(self.owned)
         body = self._block(loop.body, bound)
         self.zero = entry & self.zero
+        self.owned = entry_owned & self.owned   # the body may not run
         if isinstance(loop, gast.For):
             return pre + [gast.For(target=loop.target, iter=loop.iter, body=body or [gast.Pass()], orelse=[],
                                    type_comment=None)]

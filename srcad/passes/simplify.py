@@ -28,6 +28,7 @@ import gast
 
 from .. import runtime, syntax
 from ..syntax import annotation
+from .blocks import MemorySharing
 from .frame import PAIR, is_fresh, range_indices
 from .shapes import SCALAR, ShapeTable, callee_object
 from . import Transformation
@@ -201,6 +202,7 @@ class Simplify(Transformation):
         parameters = [arg.id for arg in tree.args.args + tree.args.kwonlyargs]
         derivative_of = unit.namer.derivatives()
         mutated = _mutated_in_place(tree.body)
+        self.sharing = MemorySharing(tree)
         # definitions per name: parameters count once; a tape pop restores a value, it defines none
         counts = Counter(stmt.targets[0].id for stmt in syntax.iter_statements(tree.body)
                          if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -251,7 +253,7 @@ class Simplify(Transformation):
                 target = stmt.targets[0].id
                 if rewrite is None:
                     pass
-                elif (target in mutated or syntax.loaded_names(stmt.value) & mutated) \
+                elif (target in mutated or self.sharing.reachable(syntax.loaded_names(stmt.value)) & mutated) \
                         and not annotation(stmt, "primal"):
                     # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
                     # when either is later changed in place
