@@ -66,7 +66,7 @@ class CommonSubexpressions(Transformation):
 
     def _block(self, block) -> bool:
         changed = False
-        available: Dict[str, tuple] = {}   # key of an expression -> (name holding it, names it reads)
+        available: Dict[str, tuple] = {}   # key of an expression -> (name holding it, names it reads, head)
         for stmt in block:
             if isinstance(stmt, (gast.If, gast.For, gast.While)):
                 for field in ("body", "orelse"):
@@ -82,20 +82,33 @@ class CommonSubexpressions(Transformation):
                 rebinds = isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                 # rebinding a name changes no array; an in-place update changes every view of it too
                 touched = written if rebinds else (self.sharing.reachable(written) | written) - self.outside
-                available = {key: (name, reads) for key, (name, reads) in available.items()
-                             if name not in written and not (reads & touched)}
+                available = {key: entry for key, entry in available.items()
+                             if entry[0] not in written and not (entry[1] & touched)}
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                     and not isinstance(stmt.value, (gast.Name, gast.Constant)) and self._pure(stmt.value)):
                 name = stmt.targets[0].id
                 reads = syntax.loaded_names(stmt.value) - self.outside   # modules and globals never change
                 if name not in reads:
-                    available.setdefault(gast.dump(stmt.value), (name, self.sharing.reachable(reads) | reads))
+                    available.setdefault(gast.dump(stmt.value),
+                                         (name, self.sharing.reachable(reads) | reads, _head(stmt.value)))
         return changed
+
+
+def _head(node):
+    """A cheap signature: equal expressions have equal heads (the dump is computed only on a match)."""
+    if isinstance(node, gast.Call):
+        return ("call", getattr(node.func, "attr", None) or getattr(node.func, "id", None), len(node.args))
+    if isinstance(node, gast.BinOp):
+        return ("binop", type(node.op), type(node.left), type(node.right))
+    if isinstance(node, gast.UnaryOp):
+        return ("unary", type(node.op), type(node.operand))
+    return None
 
 
 class _Replace(gast.NodeTransformer):
     def __init__(self, available):
         self.available = available
+        self.heads = {head for _, _, head in available.values()}
         self.changed = False
 
     def visit_Assign(self, node):
@@ -107,7 +120,7 @@ class _Replace(gast.NodeTransformer):
         return node
 
     def generic_visit(self, node):
-        if isinstance(node, gast.expr) and not isinstance(node, (gast.Name, gast.Constant)):
+        if self.heads and _head(node) in self.heads:
             found = self.available.get(gast.dump(node))
             if found is not None:
                 self.changed = True
