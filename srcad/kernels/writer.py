@@ -20,6 +20,7 @@ Example::
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from typing import Dict, Iterable, List, Set
 
 from .loops import Comment, Fill, Guard, Item, Let, Loop, Nest, Store, narrow
@@ -29,7 +30,7 @@ _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 _ATOM = 9
 
 
-class Writer:
+class Writer(ABC):
     """Shared printing logic; see the module docstring."""
 
     comment_prefix = "#"
@@ -45,44 +46,52 @@ class Writer:
         self._scope_names: Set[str] = set()
 
     # -- syntax hooks (overridden)
+    @abstractmethod
     def open_for(self, loop: Loop) -> None:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def open_if(self, condition: str) -> None:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def close_text(self) -> str:
         """The line that ends a block ('' for none)."""
-        raise NotImplementedError
 
+    @abstractmethod
     def let(self, var: str, text: str) -> None:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def declare(self, name: str, value: str) -> None:
         """Start an accumulator: a new scalar variable ``name`` holding ``value``."""
-        raise NotImplementedError
 
+    @abstractmethod
     def statement(self, target: str, op: str, value: str) -> None:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def subscript(self, name: str, indices: List[str]) -> str:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def scalar_store(self, name: str) -> str:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def literal(self, number: Number) -> str:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
+    @abstractmethod
     def padded(self, value: str, condition: str) -> str:
         """``value`` where ``condition`` holds, else zero."""
-        raise NotImplementedError
 
+    @abstractmethod
     def between(self, low, text: str, high) -> str:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
     def all_of(self, conditions: List[str]) -> str:
-        raise NotImplementedError
+        """Implemented by each target's writer."""
 
     def divide(self, left: str, right: str, integers: bool) -> str:
         return f"{left} / {right}"
