@@ -47,7 +47,8 @@ class AdjointState:
                     names |= differentiable_operands(inner.value)
         outer |= names - bound_inside   # read but never bound in the block: it comes from outside
         # bound inside and also somewhere outside (maybe only on some paths): its adjoint may flow out
-        outer |= {n for n in names & bound_inside if self.bindings[n] > bindings_in(block)[n]}
+        inside = bindings_in(block)
+        outer |= {n for n in names & bound_inside if self.bindings[n] > inside[n]}
         return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
 
     def _own_before_loop(self, touched, body) -> List:
