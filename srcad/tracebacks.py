@@ -14,9 +14,9 @@ Contract:
         from /home/me/model.py:11: return s + np.sum(helper(m))
 
   On Python 3.11+ the note is added with ``add_note`` (the traceback prints
-  it after the message).  On older versions it is appended to ``__notes__``
-  and, when the exception's only argument is a message string, to the
-  message, so the exception keeps its type and ``str(error)`` shows it.
+  it after the message).  On older versions it is appended to the message
+  when the exception's only argument is a message string, so the exception
+  keeps its type and ``str(error)`` shows it.
   ``SrcadError`` (srcad's own located messages) is left unchanged, and so is
   an error that already carries the same note.
 
@@ -58,7 +58,7 @@ def annotate(error: BaseException) -> None:
         func = reference() if reference is not None else None
         if func is not None:
             note = describe_frame(func, traceback.tb_frame.f_code.co_filename, traceback.tb_lineno)
-            if note not in getattr(error, "__notes__", ()):
+            if note not in getattr(error, "__notes__", ()) and note not in getattr(error, "_srcad_notes", ()):
                 _add_note(error, note)
         traceback = traceback.tb_next
 
@@ -105,9 +105,11 @@ def _add_note(error: BaseException, note: str) -> None:
     if hasattr(error, "add_note"):
         error.add_note(note)
         return
-    notes: List[str] = list(getattr(error, "__notes__", ()))
+    # Before 3.11 the note goes into the message.  Not into ``__notes__`` as well: the exceptiongroup
+    # backport (pulled in by pytest and others) makes older tracebacks print those too, twice over.
+    notes: List[str] = list(getattr(error, "_srcad_notes", ()))
     try:
-        error.__notes__ = notes + [note]
+        error._srcad_notes = notes + [note]
     except AttributeError:
         return
     if len(error.args) == 1 and isinstance(error.args[0], str) and not isinstance(error, KeyError):
