@@ -99,3 +99,16 @@ def test_the_gradient_of_x_times_x_times_3_is_two_statements():
     body = text[text.index("dout = check_seed"):].splitlines()[1:]
     statements = [line for line in body if line.strip() and not line.strip().startswith(("#", "return"))]
     assert statements == ["    d_x_times_x = dout * 3.0", "    dx = d_x_times_x * x + x * d_x_times_x"]
+
+
+def test_the_logistic_map_called_with_scalars_saves_one_value_per_iteration():
+    """The scalar variant recomputes ``r * x`` and ``1.0 - x`` instead of saving them (``recompute``)."""
+    from srcad.api import Derivative
+
+    text = Derivative(ex.logistic, ("x", "r"), "reverse", {"scalar_params": True}).source
+    forward, _, backward = text.partition("for _ in reversed(range(10)):")
+    assert forward.count("tape.append(") == 1 and "tape.append(x)" in forward
+    body = [line.strip() for line in backward.splitlines()[1:] if line.startswith("        ")]
+    assert body == ["# x = r * x * (1.0 - x)", "x = tape.pop()", "d_r_times_x = dx * (1.0 - x)",
+                    "dx = r * d_r_times_x - r * x * dx", "dr += d_r_times_x * x"]
+    check_reverse(ex.logistic, [0.3, 3.7], ("x", "r"))

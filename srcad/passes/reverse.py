@@ -77,6 +77,7 @@ class ReverseMode(AdjointState, Transformation):
         self.loop_depth_start = 0                     # index in locals_stack of the innermost loop body
         self.scalars = scalar_names(unit.tree, bool(unit.options.get("scalar_params")))
         self.recompute_at: Dict[int, List] = {}       # id(stmt) -> definitions to recompute before its adjoint
+        self.recompute_names: Dict[int, Dict] = {}    # id(block) -> {temporary: its name in the backward pass}
         tree = unit.tree
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
@@ -182,6 +183,8 @@ class ReverseMode(AdjointState, Transformation):
         chosen = plan_recomputation(block, first_bound, self.scalars)
         for recompute in chosen.values():
             self.recompute_at.setdefault(id(recompute.last_reader), []).append(recompute.definition)
+        if chosen:   # the backward pass's copy gets a name of its own: assigned once, it can be inlined
+            self.recompute_names[id(block)] = {name: self.unit.namer.fresh(name) for name in sorted(chosen)}
         return chosen
 
     def _checkpoint_pushes(self, block, names) -> List:
@@ -204,7 +207,9 @@ class ReverseMode(AdjointState, Transformation):
         groups = [(getattr(block[0], "lineno", None) if block else None, list(self.pops.get(id(block), [])))]
         for stmt in reversed(block):
             groups.append((stmt.lineno, self._backward_statement(stmt)))
-        return with_comments(self.unit, groups)
+        code = with_comments(self.unit, groups)
+        renamed = self.recompute_names.get(id(block))
+        return [syntax.rename(statement, renamed) for statement in code] if renamed else code
 
     def _backward_statement(self, stmt) -> List:
         if is_store(stmt):
@@ -215,6 +220,8 @@ class ReverseMode(AdjointState, Transformation):
             code = self._statement(stmt) if self.activity.is_active(target) and target.id in self.state else []
             self.state.pop(stmt.targets[0].id, None)
             recomputed = [syntax.clone(d) for d in self.recompute_at.get(id(stmt), [])]
+            for definition in recomputed:   # derivative code now, free to simplify and inline
+                syntax.annotate(definition, "primal", False)
             pops = self.pops.get(id(stmt), [])
             if any(target.id in syntax.loaded_names(s) for s in code):
                 assert not recomputed or not any(target.id in syntax.loaded_names(d) for d in recomputed), \
