@@ -1545,6 +1545,20 @@ def r_store_in_both_arms(w):
     return np.sum(t1 * t1)
 
 
+def r_helper_inactive_args(a0, a1):
+    return a0 * 2.0 + a1
+
+
+def r_call_without_active_arguments(x):
+    # regression: a call none of whose arguments carries a derivative, assigned to a name that does
+    t = np.ones(2)
+    for i in range(2):
+        t = r_helper_inactive_args(np.ones(2), 1.0)
+        if x[0] > 5.0:
+            t = x * 3.0
+    return np.sum(t * x)
+
+
 X32 = arr(0.3, -0.4, 0.5, 0.5, 0.7, 0.1, -0.2, 1.1, 0.3).reshape(3, 3)
 X32P = np.abs(X32)
 R32 = arr(0.3, -0.4, 0.5, 0.7, 0.2, 1.1).reshape(3, 2)
@@ -1559,6 +1573,8 @@ def case(function, *args, wrt=0, label="", name=None):
 
 
 CASES = [
+    case(r_call_without_active_arguments, arr(0.3, 0.4), label="constant"),
+    case(r_call_without_active_arguments, arr(6.0, 0.4), label="active"),
     case(r_store_in_both_arms, arr(0.3, 0.4), label="else"),
     case(r_store_in_both_arms, arr(-1.3, -0.4), label="if"),
     case(r_tangent_view_then_store, arr(0.1, 0.2, 0.3), arr(0.0, 0.2, 0.4, 0.6, 0.8, 1.0).reshape(2, 3), wrt=None),

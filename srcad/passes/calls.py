@@ -68,6 +68,8 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
 
 def reverse_statements(unit, stmt, activity, output) -> List:
     """``da, dw = dg(a, w, d[y])`` then ``d[a] = da`` ...: rule-shaped statements for the call."""
+    if active_arguments(stmt.value, activity) == ([], []):
+        return []   # no argument carries a derivative: nothing flows back through the call
     name, active, (seed_name,) = callee_derivative(unit, stmt, "reverse", activity)
     value = stmt.value
     seed = gast.Subscript(value=syntax.name("d"), slice=syntax.clone(output), ctx=gast.Load())

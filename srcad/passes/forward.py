@@ -33,7 +33,7 @@ from .activity import carries_derivative
 from .grad_hooks import HOOK
 from .blocks import array_names, definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
-from .calls import forward_statement, is_user_call
+from .calls import active_arguments, forward_statement, is_user_call
 from .frame import Frame, is_fresh, split_output, split_return, with_extras
 from .normalize import is_static
 from . import Transformation
@@ -84,6 +84,9 @@ class ForwardMode(Transformation):
         if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
             syntax.annotate(stmt, "primal", True)
         if isinstance(stmt, gast.Assign):
+            if (self.activity.is_active(stmt.targets[0]) and is_user_call(stmt.value, FORWARD)
+                    and active_arguments(stmt.value, self.activity) == ([], [])):
+                return [stmt] + self._statement_of_constant(stmt.targets[0].id)   # no tangent flows in
             if self.activity.is_active(stmt.targets[0]) and is_user_call(stmt.value, FORWARD):
                 self.defined.add(stmt.targets[0].id)
                 self.zero.discard(stmt.targets[0].id)
@@ -200,16 +203,20 @@ class ForwardMode(Transformation):
     def _statement(self, stmt) -> List:
         target, value = stmt.targets[0].id, stmt.value
         if not carries_derivative(value) or (is_static(value) and not isinstance(value, gast.Name)):
-            if target in self.materialized:   # inside a branch or loop the variable must say zero itself
-                return [self._zeros(target)]
-            self.zero.add(target)
-            return []
+            return self._statement_of_constant(target)
         if isinstance(value, gast.Name):
             return self._define(target, self._read(value))
         if isinstance(value, (gast.Tuple, gast.List, gast.Dict)):
             return self._tuple(target, value)
         template_body = self.rules.rule_statements(stmt, syntax.name(target))
         return self._resolve(template_body, target)
+
+    def _statement_of_constant(self, target) -> List:
+        """``target`` now holds a value with no derivative: its tangent is zero."""
+        if target in self.materialized:   # inside a branch or loop the variable must say zero itself
+            return [self._zeros(target)]
+        self.zero.add(target)
+        return []
 
     def _tuple(self, target, value) -> List:
         """A tuple, list or dict literal: its tangent holds the elements' tangents."""
