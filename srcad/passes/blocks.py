@@ -8,6 +8,7 @@ Contract: pure functions over statement lists; nothing here changes a tree.
 - ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
 - ``is_append(stmt)`` / ``list_names(stmts)``: list appends, and names holding lists.
 - ``array_names(stmts)``: names provably holding arrays or numbers, not containers.
+- ``written_names(stmt)``: what a statement binds or changes in place.
 - ``MemorySharing(tree)``: which names may hold a view of an array another name
   holds, for passes that move an expression across an in-place update.
 - ``hoist_from_expressions``: rewrite a statement's own expressions, collecting the
@@ -163,6 +164,20 @@ def array_names(stmts) -> Set[str]:
                     names.add(other.id)
                     grown = True
     return names
+
+
+def written_names(stmt) -> Set[str]:
+    """Names a statement binds or changes in place: ``x = e``, ``a, b = e``, ``A[i] = e`` and
+    ``A[i] += e`` (``A``), and the first argument of a call made as a statement (``add_at(A, ...)``)."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign)):
+        target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
+        while isinstance(target, gast.Subscript):
+            target = target.value
+        return syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+        first = stmt.value.args[0]
+        return {first.id} if isinstance(first, gast.Name) else set()
+    return set()
 
 
 def is_append(stmt) -> bool:

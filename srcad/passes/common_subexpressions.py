@@ -22,21 +22,11 @@ import gast
 import numpy as np
 
 from .. import syntax
-from .blocks import MemorySharing
+from .blocks import MemorySharing, written_names
 from .shapes import callee_object
 from . import Transformation
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)
-
-
-def _written(stmt):
-    if isinstance(stmt, gast.Assign):
-        return syntax.names_in(stmt.targets[0])
-    if isinstance(stmt, gast.AugAssign):
-        return syntax.names_in(stmt.target)
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
-        return syntax.names_in(stmt.value.args[0]) | syntax.names_in(stmt.value.func)
-    return set()
 
 
 class CommonSubexpressions(Transformation):
@@ -77,7 +67,7 @@ class CommonSubexpressions(Transformation):
                 replacer = _Replace(available)
                 replacer.visit(stmt)
                 changed |= replacer.changed
-            written = _written(stmt)
+            written = written_names(stmt)
             if written:
                 rebinds = isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
                 # rebinding a name changes no array; an in-place update changes every view of it too

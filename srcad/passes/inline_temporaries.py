@@ -25,7 +25,7 @@ import gast
 
 from .. import syntax
 from ..emit import to_source
-from .blocks import MemorySharing
+from .blocks import MemorySharing, written_names
 from .frame import PAIR
 from . import Transformation
 
@@ -35,18 +35,6 @@ MAX_LINE = 100
 def too_long(statement) -> bool:
     """Whether ``statement`` would print wider than ``MAX_LINE`` characters."""
     return max(len(line) for line in to_source(statement).splitlines()) > MAX_LINE
-
-
-def _writes(stmt):
-    if isinstance(stmt, gast.Assign):
-        target = stmt.targets[0]
-    elif isinstance(stmt, gast.AugAssign):
-        target = stmt.target
-    else:
-        return set()
-    while isinstance(target, gast.Subscript):
-        target = target.value
-    return syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
 
 
 class InlineTemporaries(Transformation):
@@ -61,7 +49,8 @@ class InlineTemporaries(Transformation):
         derivative_of = unit.namer.derivatives()
         self.keep = protected | {d for d, primal in derivative_of.items() if primal in protected}
         statements = list(syntax.iter_statements(tree.body))
-        self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign)) for n in _writes(s))
+        self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign))
+                                for n in written_names(s))
         self.reads = Counter(node.id for s in tree.body for node in gast.walk(s)
                              if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load))
         self.sharing = MemorySharing(tree)
@@ -103,7 +92,7 @@ class InlineTemporaries(Transformation):
                 body[body.index(later)] = candidate
                 del body[index]
                 return True
-            if _writes(later) & (self.sharing.reachable(reads) | {name}) or isinstance(later, gast.Expr):
+            if written_names(later) & (self.sharing.reachable(reads) | {name}) or isinstance(later, gast.Expr):
                 return False
         return False
 

@@ -18,7 +18,7 @@ from collections import Counter
 import gast
 
 from .. import syntax
-from .blocks import MemorySharing
+from .blocks import MemorySharing, written_names
 from .inline_temporaries import too_long
 from . import Transformation
 
@@ -33,21 +33,6 @@ def _load_counts(statements) -> Counter:
     return reads
 
 
-def _written(stmt):
-    """Names a statement assigns or updates in place."""
-    if isinstance(stmt, gast.Assign):
-        return syntax.stored_names(stmt.targets[0])
-    if isinstance(stmt, gast.AugAssign):
-        target = stmt.target
-        while isinstance(target, gast.Subscript):
-            target = target.value
-        return {target.id} if isinstance(target, gast.Name) else set()
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
-        first = stmt.value.args[0]
-        return {first.id} if isinstance(first, gast.Name) else set()
-    return set()
-
-
 class PropagateCopies(Transformation):
     """Forward-substitute single copies between generated names."""
 
@@ -58,7 +43,7 @@ class PropagateCopies(Transformation):
         self.protected = set(unit.facts.get("resolve", ()))
         self.protected |= {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
         self.protected |= {unit.namer.derivative(name) for name in unit.wrt}
-        self.counts = Counter(name for stmt in syntax.iter_statements(tree.body) for name in _written(stmt))
+        self.counts = Counter(name for stmt in syntax.iter_statements(tree.body) for name in written_names(stmt))
         self.reads = _load_counts(tree.body)
         self.sharing = MemorySharing(tree)
         return self._block(tree.body, top=True)
@@ -80,7 +65,7 @@ class PropagateCopies(Transformation):
                 target, source = stmt.targets[0].id, stmt.value.id
                 later = body[index + 1:]
                 if (source not in self.protected and self.counts[source] == 1 and self.reads[source] == 1
-                        and self.counts[target] == 1 and index > 0 and source in _written(body[index - 1])
+                        and self.counts[target] == 1 and index > 0 and source in written_names(body[index - 1])
                         and target not in syntax.names_in(body[index - 1])):
                     # `t = e` then `dx = t`, t read nowhere else: name the value dx at once
                     syntax.rename(body[index - 1], {source: target})
@@ -90,7 +75,7 @@ class PropagateCopies(Transformation):
                 # inside a branch or loop, every read of the copy must follow it in this block
                 local = top or _load_counts(later)[target] == self.reads[target]
                 if (target not in self.protected and self.counts[target] == 1 and local
-                        and not any(source in _written(s) for s in syntax.iter_statements(later))):
+                        and not any(source in written_names(s) for s in syntax.iter_statements(later))):
                     for following in later:
                         syntax.rename(following, {target: source})
                     del body[index]
@@ -127,7 +112,7 @@ class PropagateCopies(Transformation):
             return False
         read = self.sharing.reachable(syntax.loaded_names(added))   # with views of what it reads
         if name in read or syntax.annotation(second, "primal") or any(
-                _written(s) & read for s in body[index + 1:later_index]):
+                written_names(s) & read for s in body[index + 1:later_index]):
             return False
         fused = gast.BinOp(left=first.value, op=gast.Add(), right=added)
         if first.value.__class__ is not gast.Name and too_long(syntax.assign(name, fused)):
