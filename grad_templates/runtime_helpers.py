@@ -20,8 +20,8 @@ and declared non-differentiable.
 import numpy as np
 
 from srcad import runtime
-from srcad.runtime import (add_at, broadcast_like, dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad,
-                           polygamma, sinc_slope, unbroadcast, unreduce, zeros_like)
+from srcad.runtime import (add_at, broadcast_like, dot_lhs_grad, dot_rhs_grad, filled_like, matmul_lhs_grad,
+                           matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce, zeros_like)
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
@@ -76,6 +76,18 @@ def copied_adjoint(y, value):
 @tangent(runtime.copied)
 def copied_tangent(y, value):
     d[y] = d[value]
+
+
+# ``y = filled_like(g, like)`` is ``g``, broadcast to ``like``'s shape when ``g`` is a float: linear in ``g``.
+
+@adjoint(runtime.filled_like)
+def filled_like_adjoint(y, g, like):
+    d[g] = unbroadcast(d[y], g)
+
+
+@tangent(runtime.filled_like)
+def filled_like_tangent(y, g, like):
+    d[y] = filled_like(d[g], like)
 
 
 # ``y = add_at(target, index, grad)`` is ``target`` with ``grad`` added at ``index`` (repeats add up).

@@ -37,7 +37,7 @@ import warnings
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .source import source_fingerprint, unwrap
+from .source import callee_sources, source_fingerprint, unwrap
 from .templates import REGISTRY
 from .version import __version__
 
@@ -123,6 +123,7 @@ def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict) -> str:
     material = "\n".join([
         code_fingerprint(), registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
         func.__code__.co_filename, func.__qualname__, source_fingerprint(func), scope_signature(func),
+        callee_sources(func),
     ])
     return hashlib.sha256(material.encode()).hexdigest()
 

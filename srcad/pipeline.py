@@ -31,6 +31,7 @@ from .passes.desugar import Desugar
 from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
+from .passes.inline_calls import InlineCalls
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
@@ -42,7 +43,7 @@ from .passes.versioning import Versioning
 from .source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -50,7 +51,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, Resolve, GradHooks, Inline, Des
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
+_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": _FRONT + ("reverse", OPTIMIZE),
@@ -77,9 +78,11 @@ def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dic
         if isinstance(stage, tuple):  # a group run to a fixed point
             if not unit.options.get("optimize", True):
                 continue
-            for _ in range(MAX_ROUNDS):
-                if not any([_run(name, unit, observe) for name in stage]):
-                    break
+            # round after round, until every pass has run once since the last change
+            unchanged = runs = 0
+            while unchanged < len(stage) and runs < MAX_ROUNDS * len(stage):
+                unchanged = 0 if _run(stage[runs % len(stage)], unit, observe) else unchanged + 1
+                runs += 1
         else:
             _run(stage, unit, observe)
     used = syntax.loaded_names(unit.tree)

@@ -98,6 +98,18 @@ def zeros_like(value):
     return 0.0
 
 
+def filled_like(adjoint, like):
+    """``adjoint`` itself, or, when it is a plain float (the 0.0 a derivative starts from for a
+    variable that may be unbound) and ``like`` is not, a new array of ``like``'s shape holding it.
+
+    Generated code calls it before storing into an adjoint element by element.
+    """
+    if adjoint.__class__ is float and like.__class__ is not float:
+        zeros = zeros_like(like)
+        return zeros if adjoint == 0.0 else zeros + adjoint
+    return adjoint
+
+
 def _basic_index(index) -> bool:
     if isinstance(index, tuple):
         return all(_basic_index(i) for i in index)

@@ -17,8 +17,9 @@ from __future__ import annotations
 import inspect
 import linecache
 import textwrap
-from dataclasses import dataclass
-from typing import Callable, List
+import types
+from dataclasses import dataclass, field
+from typing import Callable, List, Tuple
 
 import gast
 
@@ -43,19 +44,37 @@ class ParsedFunction:
     first_line: int        # line number, in the file, of the tree's line 1
     indent: int            # columns removed by dedenting
     lines: List[str]       # the dedented source lines
+    included: List[Tuple[int, "ParsedFunction"]] = field(default_factory=list)   # (line offset, callee)
+
+    def include(self, other: "ParsedFunction") -> int:
+        """Give ``other``'s lines numbers after this function's; returns the offset to add to them.
+
+        Inlined callees keep pointing into their own source: ``location`` and
+        ``line_text`` of a shifted line number answer for ``other``.
+        """
+        offset = len(self.lines) + sum(len(parsed.lines) for _, parsed in self.included)
+        self.included.append((offset, other))
+        return offset
+
+    def _owner(self, lineno: int) -> Tuple["ParsedFunction", int]:
+        for offset, parsed in self.included:
+            if offset < lineno <= offset + len(parsed.lines):
+                return parsed, lineno - offset
+        return self, lineno
 
     def location(self, node) -> Location:
         """Where ``node`` stands in the user's file."""
         lineno = getattr(node, "lineno", None) or 1
         col = getattr(node, "col_offset", None) or 0
-        text = self.lines[lineno - 1] if 0 < lineno <= len(self.lines) else ""
-        return Location(self.filename, self.first_line + lineno - 1, col + self.indent, text)
+        owner, lineno = self._owner(lineno)
+        text = owner.lines[lineno - 1] if 0 < lineno <= len(owner.lines) else ""
+        return Location(owner.filename, owner.first_line + lineno - 1, col + owner.indent, text)
 
     def line_text(self, lineno: int) -> str:
-        """The stripped source text of dedented line ``lineno``."""
-        if 0 < lineno <= len(self.lines):
-            return self.lines[lineno - 1].strip()
-        return ""
+        """The stripped source text of dedented line ``lineno``; an inlined callee's line names the callee."""
+        owner, lineno = self._owner(lineno)
+        text = owner.lines[lineno - 1].strip() if 0 < lineno <= len(owner.lines) else ""
+        return f"{owner.tree.name}: {text}" if owner is not self and text else text
 
 
 def unwrap(func: Callable) -> Callable:
@@ -134,3 +153,28 @@ def source_fingerprint(func: Callable) -> str:
         return "".join(inspect.getsourcelines(func)[0])
     except (OSError, TypeError):
         return ""
+
+
+def callee_sources(func) -> str:
+    """The sources of every same-module function ``func`` may reach by name (a superset of the inlined ones)."""
+    func = unwrap(func)
+    seen, pending, parts = {func}, [func], []
+    while pending:
+        current = pending.pop(0)
+        for name in sorted(_code_names(current.__code__)):
+            value = func.__globals__.get(name)
+            if isinstance(value, types.FunctionType) and value not in seen \
+                    and value.__globals__ is func.__globals__:
+                seen.add(value)
+                pending.append(value)
+                parts.append(f"{name}:{source_fingerprint(value)}")
+    return "\n".join(parts)
+
+
+def _code_names(code) -> set:
+    """Global names a code object and the code objects nested in it (comprehensions, lambdas) read."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names |= _code_names(const)
+    return names

@@ -96,6 +96,20 @@ def names_in(node, ctx_type=None) -> Set[str]:
     return found
 
 
+def walk(node) -> List:
+    """Every node below ``node``, itself included, in no particular order (a fast ``gast.walk``)."""
+    found, stack, ast_class = [], [node], gast.AST
+    while stack:
+        current = stack.pop()
+        found.append(current)
+        for value in current.__dict__.values():
+            if isinstance(value, ast_class):
+                stack.append(value)
+            elif value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, ast_class))
+    return found
+
+
 def loaded_names(node) -> Set[str]:
     """Identifiers read below ``node``."""
     return names_in(node, gast.Load)
@@ -121,7 +135,7 @@ def set_location(node, lineno: Optional[int]):
     """Give ``node`` and its children without a line number the line ``lineno``."""
     if lineno is None:
         return node
-    for sub in gast.walk(node):
+    for sub in walk(node):
         if getattr(sub, "lineno", None) is None and "lineno" in getattr(sub, "_attributes", ()):
             sub.lineno = lineno
             sub.col_offset = getattr(sub, "col_offset", None) or 0
@@ -152,7 +166,7 @@ def clone_list(statements):
 
 def rename(node, mapping):
     """Replace Name ids in ``node`` according to ``mapping`` (in place); returns node."""
-    for sub in gast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, gast.Name) and sub.id in mapping:
             sub.id = mapping[sub.id]
     return node

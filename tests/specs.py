@@ -445,6 +445,7 @@ SPECS: List[Spec] = [
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, [0, 2, 0], y)", [((3,), (3,)), ((3, 2), (3, 2))], tag="fancy"),
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, slice(1, 3), y)", [((4,), (2,)), ((4,), ()), ((4, 2), (2,))],
          tag="slice"),
+    Spec(runtime.filled_like, "runtime.filled_like(x, y)", [(PYFLOAT, (2, 3)), ((3,), (3,)), ((2, 3), (2, 3))]),
     Spec(runtime.matmul_lhs_grad, "runtime.matmul_lhs_grad(x, y, z)", MATMUL_GRADS),
     Spec(runtime.matmul_rhs_grad, "runtime.matmul_rhs_grad(x, y, z)", MATMUL_GRADS),
     Spec(runtime.dot_lhs_grad, "runtime.dot_lhs_grad(x, y, z)", DOT_GRADS),

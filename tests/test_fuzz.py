@@ -54,6 +54,24 @@ def test_random_programs_differentiate_correctly():
 # Kinds name the parameters' shapes (fuzz_programs.SHAPES); the seeds draw arguments that reach the bug.
 
 REGRESSIONS = [
+    ("inlined_helper_result_bound_in_a_loop", "V", [23], """\
+def helper1(a0, a1, c=0.5):
+    z1 = np.zeros(3)
+    z1[:] = a0[1]
+    k2 = 0
+    while k2 < 2:
+        if np.minimum(c, z1[0]) > -0.3:
+            return np.cos(np.sin(a0[::-1]))
+        z1 -= np.cos(np.exp(np.tanh(z1[0])))
+        k2 = k2 + 1
+    z1 += (-a0[1, 2] * a1[1])
+    return (np.outer(a1, z1)) ** 2
+
+
+def f(x):
+    t9 = helper1(helper1(-np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]), x[:2]), x[:2]) * 1.0
+    return t9[1, 2] * 1.0
+"""),
     ("store_after_rebinding", "V", [0, 1], """\
 def f(x):
     z = np.zeros(2)

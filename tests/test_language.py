@@ -1994,8 +1994,8 @@ def _caller_two(x):
     return np.sum(_cached_helper(x * 3.0))
 
 
-def _cached_helper(v):
-    return np.tanh(v) * v
+def _cached_helper(v, *, scale=1.0):   # keyword-only: not inlined, so called through its own derivative
+    return np.tanh(v) * v * scale
 
 
 def test_callee_derivative_is_built_once_per_callee(monkeypatch):

@@ -75,6 +75,8 @@ class AdjointState:
             if name not in self.state:
                 zero = (syntax.call(self.frame.helper("zeros_like"), [syntax.name(name)]) if name in bound
                         else syntax.constant(0.0))
+                if name not in bound:
+                    self.placeholders.add(name)
                 code.append(syntax.assign(self.unit.namer.derivative(name), zero))
                 self.state[name] = True
         return code
@@ -109,9 +111,15 @@ class AdjointState:
         """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""
         unit, state = self.unit, self.state
 
+        placeholders, filled = self.placeholders, self.frame.helper("filled_like")
+
         class ReadAdjoints(gast.NodeTransformer):
             def visit_Subscript(self, sub):
+                element_of = sub.value.slice if is_derivative_ref(sub.value) else None
                 self.generic_visit(sub)
+                if isinstance(element_of, gast.Name) and element_of.id in placeholders \
+                        and isinstance(sub.value, gast.Name):   # d[v][i] while d[v] may still be 0.0
+                    sub.value = syntax.call(syntax.clone(filled), [sub.value, syntax.name(element_of.id)])
                 if not is_derivative_ref(sub):
                     return sub
                 atom = sub.slice
@@ -169,6 +177,9 @@ class AdjointState:
             statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"), [atom])))
             self.state[name] = True
         statements += self._make_owned(name)
+        if name in self.placeholders:   # still 0.0 if nothing was added yet: an array before storing into it
+            statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("filled_like"),
+                                                                 [syntax.name(adjoint), atom])))
         # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
         # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
         entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))

@@ -135,7 +135,7 @@ def array_names(stmts) -> Set[str]:
     functions, or indexed by a tuple."""
     names, joins = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
-        for node in gast.walk(stmt):
+        for node in syntax.walk(stmt):
             if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Mult)):
                 joins.append((node.left, node.right))
                 continue

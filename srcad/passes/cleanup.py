@@ -33,15 +33,11 @@ def _reads(node) -> Set[str]:
 
     Restoring elements of ``A`` from the tape matters only to reads of ``A``'s contents.
     """
-    metadata_bases = set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Attribute) and sub.attr in METADATA_ATTRIBUTES and isinstance(sub.value, gast.Name):
-            metadata_bases.add(id(sub.value))
-    names = set()
-    for sub in gast.walk(node):
-        if isinstance(sub, gast.Name) and isinstance(sub.ctx, gast.Load):
-            names.add(f"meta:{sub.id}" if id(sub) in metadata_bases else sub.id)
-    return names
+    nodes = syntax.walk(node)
+    metadata_bases = {id(sub.value) for sub in nodes if sub.__class__ is gast.Attribute
+                      and sub.attr in METADATA_ATTRIBUTES and sub.value.__class__ is gast.Name}
+    return {f"meta:{sub.id}" if id(sub) in metadata_bases else sub.id for sub in nodes
+            if sub.__class__ is gast.Name and isinstance(sub.ctx, gast.Load)}
 
 
 def _is_live(name, live) -> bool:
@@ -66,6 +62,8 @@ class Cleanup(Transformation):
                        and isinstance(s.value.value, gast.Name)}
         self.dead_pairs: Set[int] = set()
         self.changed = False
+        self.dry = False            # True while iterating loop liveness: decide, change nothing
+        self.read_cache = {}        # id(node) -> (node, names it reads)
         body, _ = self._block(unit.tree.body, set())
         body = _drop_orphan_comments(body)
         if len(body) != len(unit.tree.body):
@@ -95,8 +93,9 @@ class Cleanup(Transformation):
             orelse, live_else = self._block(stmt.orelse, live)
             if not _has_code(body) and not _has_code(orelse):
                 return None
-            stmt.body, stmt.orelse = body or [gast.Pass()], orelse if _has_code(orelse) else []
-            return stmt, live_body | live_else | _reads(stmt.test)
+            if not self.dry:
+                stmt.body, stmt.orelse = body or [gast.Pass()], orelse if _has_code(orelse) else []
+            return stmt, live_body | live_else | self._reads(stmt.test)
         if isinstance(stmt, (gast.For, gast.While)):
             return self._loop(stmt, live)
         if pair is not None and isinstance(stmt, gast.Assign):   # a pop
@@ -118,22 +117,29 @@ class Cleanup(Transformation):
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
             written = syntax.names_in(stmt.targets[0])
             live -= written | {f"meta:{name}" for name in written}
-        live |= _reads(stmt)
+        live |= self._reads(stmt)
         if isinstance(stmt, (gast.AugAssign, gast.Assign)):
             target = stmt.target if isinstance(stmt, gast.AugAssign) else stmt.targets[0]
             if isinstance(target, gast.Subscript) or isinstance(stmt, gast.AugAssign):
                 live.add(_base_name(target))
         return stmt, live
 
+    def _reads(self, node) -> Set[str]:
+        cached = self.read_cache.get(id(node))
+        if cached is None:
+            cached = self.read_cache[id(node)] = (node, frozenset(_reads(node)))
+        return cached[1]
+
     def _loop(self, loop, live_after):
-        header = _reads(loop.test) if isinstance(loop, gast.While) else _reads(loop.iter)
+        header = self._reads(loop.test) if isinstance(loop, gast.While) else self._reads(loop.iter)
         if isinstance(loop, gast.While):   # the test runs again after every iteration
             live_after = live_after | header
         live_in = set(live_after)
         for _ in range(100):   # liveness around the back edge; decisions are taken after it settles
-            saved = set(self.dead_pairs), self.changed
-            _, live_body = self._block(syntax.clone_list(loop.body), live_in | live_after)
-            self.dead_pairs, self.changed = saved
+            saved = set(self.dead_pairs), self.changed, self.dry
+            self.dry = True
+            _, live_body = self._block(loop.body, live_in | live_after)
+            self.dead_pairs, self.changed, self.dry = saved
             new_live = live_in | live_body
             if new_live == live_in:
                 break
@@ -141,7 +147,8 @@ class Cleanup(Transformation):
         body, live_body = self._block(loop.body, live_in | live_after)
         if not _has_code(body, ignore_counters=True):
             return None
-        loop.body = body
+        if not self.dry:
+            loop.body = body
         return loop, live_after | live_body | header
 
     @staticmethod

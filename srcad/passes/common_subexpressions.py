@@ -38,7 +38,7 @@ class CommonSubexpressions(Transformation):
         self.objects = unit.bindings.objects
         self.sharing = MemorySharing(unit.tree)
         assigned = set(self.sharing.sources) | {arg.id for arg in unit.tree.args.args + unit.tree.args.kwonlyargs}
-        self.outside = {n.id for n in gast.walk(unit.tree) if isinstance(n, gast.Name)} - assigned
+        self.outside = syntax.names_in(unit.tree) - assigned
         return self._block(unit.tree.body)
 
     def _pure(self, node) -> bool:

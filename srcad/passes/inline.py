@@ -36,7 +36,9 @@ class Inline(Transformation):
     def transform(self, unit):
         self.unit = unit
         self.local_functions: Dict[str, gast.FunctionDef] = {}
+        self.renames: Dict[int, Dict[str, str]] = {}
         self.changed = False
+        self.names_by_definition = _names_by_definition(unit.tree.body)
         unit.tree.body = self._block(unit.tree.body)
         return self.changed
 
@@ -55,6 +57,16 @@ class Inline(Transformation):
                 result.append(stmt)
                 continue
             before: List = []
+            if _is_direct_call(stmt, self.local_functions):   # y = g(a): g's return assigns y itself
+                expander = _CallExpander(self, before, stmt)
+                call = stmt.value
+                call.args = [expander.visit(arg) for arg in call.args]
+                for keyword in call.keywords:
+                    keyword.value = expander.visit(keyword.value)
+                self.changed = True
+                self.expand(call, before, result=stmt.targets[0])
+                result += [syntax.set_location(new, stmt.lineno) for new in before]
+                continue
             stmt = hoist_from_expressions(stmt, _CallExpander(self, before, stmt), before,
                                           lambda test: self._refuse_in(test, stmt))
             result += before + [stmt]
@@ -70,8 +82,10 @@ class Inline(Transformation):
                 and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)):
             lam = stmt.value
             body = [syntax.set_location(gast.Return(value=lam.body), stmt.lineno)]
-            return gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=body, decorator_list=[],
-                                    returns=None, type_comment=None, type_params=[])
+            definition = gast.FunctionDef(name=stmt.targets[0].id, args=lam.args, body=body, decorator_list=[],
+                                          returns=None, type_comment=None, type_params=[])
+            syntax.annotate(definition, "origin", id(stmt))   # the key of its names in names_by_definition
+            return definition
         return None
 
     def _refuse_in(self, node, stmt):
@@ -81,8 +95,11 @@ class Inline(Transformation):
                 raise self.unit.error(sub, UnsupportedSyntaxError, "a call to a local function in a while test",
                                       "compute the condition in a variable before the loop and at its end")
 
-    def expand(self, call, before, depth=0) -> gast.Name:
-        """Statements computing ``call`` (appended to ``before``); the name holding its result."""
+    def expand(self, call, before, depth=0, result=None) -> gast.Name:
+        """Statements computing ``call`` (appended to ``before``); the name holding its result.
+
+        ``result`` is the caller's target when the call is a whole assignment's value.
+        """
         definition = self.local_functions[call.func.id]
         if depth > 20:
             raise self.unit.error(call, UnsupportedSyntaxError, f"the recursive local function {definition.name}",
@@ -102,11 +119,15 @@ class Inline(Transformation):
         if missing:
             raise self.unit.error(call, UnsupportedSyntaxError, f"a call to {definition.name} without {missing}",
                                   "pass every parameter")
-        local_names = {n for n in syntax.stored_names(gast.Module(body=definition.body, type_ignores=[]))}
-        renames = {name: self.unit.namer.fresh(name) for name in sorted(set(params) | local_names)}
-        result = self.unit.namer.fresh(f"{definition.name}_result")
+        renames = dict(self._renames(definition))
+        result = result or self.unit.namer.fresh(f"{definition.name}_result")
+        written = syntax.stored_names(gast.Module(body=definition.body, type_ignores=[]))
         for param in params:
             value = _CallExpander(self, before, None, depth + 1).visit(syntax.clone(bound[param]))
+            if isinstance(value, gast.Name) and param not in written \
+                    and value.id not in {renames[name] for name in written}:
+                renames[param] = value.id   # a name neither side rebinds during the call: use it directly
+                continue
             before.append(syntax.assign(renames[param], value))
         body = [syntax.rename(syntax.clone(s), renames) for s in definition.body]
         self.depth = getattr(self, "depth", 0) + 1
@@ -115,7 +136,66 @@ class Inline(Transformation):
                                   "write the recursion as a loop")
         before += self._block(_returns_to_result(self.unit, body, result, definition))   # nested local calls
         self.depth -= 1
-        return syntax.name(result)
+        return syntax.name(result) if isinstance(result, str) else None
+
+
+    def _renames(self, definition) -> Dict[str, str]:
+        """The names ``definition``'s parameters and locals get, the same for every call.
+
+        A name nothing outside the definition uses is kept as the user wrote it;
+        any other gets a fresh one.  Reusing the names call after call is safe: a
+        call's locals are dead once it returns (only its result lives on, and
+        that has its own name).
+        """
+        key = syntax.annotation(definition, "origin", id(definition))
+        if key not in self.renames:
+            params = [arg.id for arg in definition.args.args]
+            local_names = syntax.stored_names(gast.Module(body=definition.body, type_ignores=[])) | set(params)
+            elsewhere = set().union(*(names for other, names in self.names_by_definition.items() if other != key))
+            self.renames[key] = {name: name if name not in elsewhere else self.unit.namer.fresh(name)
+                                 for name in sorted(local_names)}
+        return self.renames[key]
+
+
+def _names_by_definition(body) -> Dict[int, set]:
+    """Names used by each local definition (by ``id``), and under key 0 by the code outside them all."""
+    found: Dict[int, set] = {0: set()}
+
+    def visit(block):
+        for stmt in block:
+            definition = stmt if isinstance(stmt, gast.FunctionDef) else None
+            if definition is None and isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Lambda):
+                found[0] |= syntax.names_in(stmt.targets[0])
+                found[id(stmt)] = syntax.names_in(stmt.value)
+                continue
+            if definition is not None:
+                found[id(definition)] = syntax.names_in(definition) | {arg.id for arg in definition.args.args}
+                continue
+            for field in ("body", "orelse"):
+                visit(getattr(stmt, field, []) or [])
+            shallow = [getattr(stmt, f) for f in stmt._fields if f not in ("body", "orelse")]
+            for value in shallow:
+                for node in (value if isinstance(value, list) else [value]):
+                    if isinstance(node, gast.AST):
+                        found[0] |= syntax.names_in(node)
+    visit(body)
+    return found
+
+
+def _store_result(result, value) -> gast.Assign:
+    """``result = value``; ``result`` is a fresh name, or the caller's own target (a name or a tuple of names)."""
+    if isinstance(result, str):
+        return syntax.assign(result, value)
+    return gast.Assign(targets=[syntax.clone(result)], value=value, type_comment=None)
+
+
+def _is_direct_call(stmt, local_functions) -> bool:
+    target = stmt.targets[0] if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 else None
+    simple = isinstance(target, gast.Name) or (
+        isinstance(target, gast.Tuple) and all(isinstance(elt, gast.Name) for elt in target.elts))
+    return (simple
+            and isinstance(stmt.value, gast.Call) and isinstance(stmt.value.func, gast.Name)
+            and stmt.value.func.id in local_functions)
 
 
 class _CallExpander(gast.NodeTransformer):
@@ -146,7 +226,7 @@ def _returns_to_result(unit, body, result, definition) -> List:
         for index, stmt in enumerate(block):
             if isinstance(stmt, gast.Return):
                 value = stmt.value if stmt.value is not None else syntax.constant(None)
-                out.append(syntax.set_location(syntax.assign(result, value), stmt.lineno))
+                out.append(syntax.set_location(_store_result(result, value), stmt.lineno))
                 return out
             if isinstance(stmt, gast.If):
                 rest = block[index + 1:]
@@ -181,7 +261,7 @@ def _returns_through_loops(unit, body, result) -> List:
             if isinstance(stmt, gast.Return):
                 value = stmt.value if stmt.value is not None else syntax.constant(None)
                 out += [syntax.set_location(s, stmt.lineno) for s in (
-                    syntax.assign(result, value), syntax.assign(flag, syntax.constant(True)), gast.Break())]
+                    _store_result(result, value), syntax.assign(flag, syntax.constant(True)), gast.Break())]
                 return out
             if isinstance(stmt, gast.If):
                 stmt.body, stmt.orelse = convert(stmt.body), convert(stmt.orelse)

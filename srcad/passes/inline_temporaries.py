@@ -27,6 +27,7 @@ from .. import syntax
 from ..emit import to_source
 from .blocks import MemorySharing, written_names
 from .frame import PAIR
+from .simplify import without_negation
 from . import Transformation
 
 MAX_LINE = 100
@@ -51,8 +52,8 @@ class InlineTemporaries(Transformation):
         statements = list(syntax.iter_statements(tree.body))
         self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign))
                                 for n in written_names(s))
-        self.reads = Counter(node.id for s in tree.body for node in gast.walk(s)
-                             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load))
+        self.reads = Counter(node.id for s in tree.body for node in syntax.walk(s)
+                             if node.__class__ is gast.Name and isinstance(node.ctx, gast.Load))
         self.sharing = MemorySharing(tree)
         return self._block(tree.body)
 
@@ -100,6 +101,15 @@ class InlineTemporaries(Transformation):
 class _Replace(gast.NodeTransformer):
     def __init__(self, name, value):
         self.name, self.value = name, value
+
+    def visit_UnaryOp(self, node):
+        operand = node.operand
+        if isinstance(node.op, gast.USub) and isinstance(operand, gast.Name) and operand.id == self.name \
+                and isinstance(operand.ctx, gast.Load):
+            positive = without_negation(self.value)   # -t with t = -a * b: a * b (what simplify would do next)
+            if positive is not None:
+                return syntax.clone(positive)
+        return self.generic_visit(node)
 
     def visit_Name(self, node):
         if node.id == self.name and isinstance(node.ctx, gast.Load):

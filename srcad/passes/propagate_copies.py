@@ -27,8 +27,8 @@ def _load_counts(statements) -> Counter:
     """How often each name is read in ``statements``."""
     reads = Counter()
     for stmt in statements:
-        for node in gast.walk(stmt):
-            if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+        for node in syntax.walk(stmt):
+            if node.__class__ is gast.Name and isinstance(node.ctx, gast.Load):
                 reads[node.id] += 1
     return reads
 
@@ -73,8 +73,8 @@ class PropagateCopies(Transformation):
                     changed = True
                     continue
                 # inside a branch or loop, every read of the copy must follow it in this block
-                local = top or _load_counts(later)[target] == self.reads[target]
-                if (target not in self.protected and self.counts[target] == 1 and local
+                if (target not in self.protected and self.counts[target] == 1
+                        and (top or _load_counts(later)[target] == self.reads[target])
                         and not any(source in written_names(s) for s in syntax.iter_statements(later))):
                     for following in later:
                         syntax.rename(following, {target: source})

@@ -82,6 +82,7 @@ class ReverseMode(AdjointState, Transformation):
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
+        self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.bindings = bindings_in(body)
         self.arrays = array_names(body)
         self.int_names = range_indices(body)
@@ -301,6 +302,8 @@ class ReverseMode(AdjointState, Transformation):
         if array not in self.state or not self.activity.is_active(syntax.name(array)):
             return []
         adjoint = self.unit.namer.derivative(array)
+        filled = [] if array not in self.placeholders else [syntax.assign(adjoint, syntax.call(
+            self.frame.helper("filled_like"), [syntax.name(adjoint), syntax.name(array)]))]   # maybe still 0.0
         element = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Load())
         copied = syntax.call(self.frame.helper("copied"), [element])   # a view would see the zeroing
         value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])
@@ -310,10 +313,10 @@ class ReverseMode(AdjointState, Transformation):
         if isinstance(stmt.value, gast.Name) and stmt.value.id == array:
             # `A[i] = A`: take the elements' adjoint, zero them, then add it back to A's adjoint
             taken = self.unit.namer.fresh(f"d_{array}_part")
-            return ([syntax.assign(taken, value)] + self._make_owned(array) + zeroing
+            return (filled + [syntax.assign(taken, value)] + self._make_owned(array) + zeroing
                     + self._accumulate(stmt.value, syntax.name(taken)))
         code = self._accumulate(stmt.value, value) if isinstance(stmt.value, gast.Name) else []
-        return code + self._make_owned(array) + zeroing
+        return filled + code + self._make_owned(array) + zeroing
 
     def _if(self, stmt) -> List:
         touched = self._touched(stmt, stmt.body + stmt.orelse)

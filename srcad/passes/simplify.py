@@ -99,22 +99,22 @@ def _is_negation(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
 
 
-def _without_negation(node, objects=None):
+def without_negation(node, objects=None):
     """The positive form of a negative expression, or None: ``e`` for ``-e``, ``a * e`` for
     ``a * -e`` (through products and quotients), and ``unbroadcast(e, x)`` for
     ``unbroadcast(-e, x)`` (the broadcast helpers are linear)."""
     if _is_negation(node):
         return node.operand
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
-        left = _without_negation(node.left, objects)
+        left = without_negation(node.left, objects)
         if left is not None:
             return gast.BinOp(left=left, op=node.op, right=node.right)
-        right = _without_negation(node.right, objects)
+        right = without_negation(node.right, objects)
         if right is not None:
             return gast.BinOp(left=node.left, op=node.op, right=right)
     if (objects is not None and isinstance(node, gast.Call) and node.args
             and any(callee_object(node.func, objects) is f for f in _LINEAR_HELPERS)):
-        first = _without_negation(node.args[0], objects)
+        first = without_negation(node.args[0], objects)
         if first is not None:
             return gast.Call(func=node.func, args=[first] + node.args[1:], keywords=node.keywords)
     return None
@@ -154,7 +154,7 @@ class _Rewrite(gast.NodeTransformer):
             node.left, node.op, node.right = right, gast.Sub(), left.operand
             return self._replace(node)
         if isinstance(op, (gast.Add, gast.Sub)):
-            positive = _without_negation(right, self.shapes.objects)
+            positive = without_negation(right, self.shapes.objects)
             if positive is not None:   # a + -b -> a - b,  a - b * -c -> a + b * c
                 node.op = gast.Sub() if isinstance(op, gast.Add) else gast.Add()
                 node.right = positive
@@ -166,15 +166,15 @@ class _Rewrite(gast.NodeTransformer):
         inner = node.operand
         if isinstance(node.op, gast.USub) and isinstance(inner, gast.UnaryOp) and isinstance(inner.op, gast.USub):
             return self._replace(inner.operand)
-        if isinstance(node.op, gast.USub) and isinstance(inner, gast.Call):
-            positive = _without_negation(inner, self.shapes.objects)   # -unbroadcast(-e, x)
+        if isinstance(node.op, gast.USub) and isinstance(inner, (gast.Call, gast.BinOp)):
+            positive = without_negation(inner, self.shapes.objects)   # -unbroadcast(-e, x), -(-a * b)
             if positive is not None:
                 return self._replace(positive)
         return node
 
     def visit_AugAssign(self, node):
         self.generic_visit(node)
-        positive = _without_negation(node.value, self.shapes.objects) \
+        positive = without_negation(node.value, self.shapes.objects) \
             if isinstance(node.op, (gast.Add, gast.Sub)) else None
         if positive is not None:   # x += -e -> x -= e
             node.op = gast.Sub() if isinstance(node.op, gast.Add) else gast.Add()
@@ -212,8 +212,9 @@ class Simplify(Transformation):
         # dropped for any name one of whose assignments does not provably keep it, until none fails.
         steady = {n: n for n, c in counts.items() if c > 1 and n not in derivative_of}
         int_names = range_indices(tree.body)
+        scalars = _math_arguments(unit, parameters)
         for _ in range(4 * len(steady) + 2):
-            shapes = self._table(parameters, steady, unit, derivative_of, int_names)
+            shapes = self._table(parameters, steady, unit, derivative_of, int_names, scalars)
             seen: Dict[str, set] = {}
             self._block(tree.body, None, shapes, mutated, counts, seen)
             # a name all of whose assignments agree on one shape keeps that shape
@@ -222,25 +223,17 @@ class Simplify(Transformation):
             if revised == steady:
                 break
             steady = revised
-        rewrite = _Rewrite(self._table(parameters, steady, unit, derivative_of, int_names))
+        rewrite = _Rewrite(self._table(parameters, steady, unit, derivative_of, int_names, scalars))
         self._block(tree.body, rewrite, rewrite.shapes, mutated, counts, {})
         return rewrite.changed
 
     @staticmethod
-    def _table(parameters, steady, unit, derivative_of, int_names):
+    def _table(parameters, steady, unit, derivative_of, int_names, scalars):
         shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names)
         shapes.tokens.update(steady)
         if unit.options.get("scalar_params"):   # a variant for calls whose arguments are all scalars
             shapes.tokens.update({name: SCALAR for name in parameters})
-        # a parameter passed to a math-module function is a scalar
-        for node in gast.walk(unit.tree):
-            if isinstance(node, gast.Call) and node.args:
-                function = callee_object(node.func, unit.bindings.objects)
-                if getattr(function, "__module__", None) == "math" or (
-                        getattr(function, "__self__", None) is math):
-                    for arg in node.args:
-                        if isinstance(arg, gast.Name) and arg.id in parameters and arg.id not in steady:
-                            shapes.tokens[arg.id] = SCALAR
+        shapes.tokens.update({name: SCALAR for name in scalars if name not in steady})
         return shapes
 
     def _block(self, block, rewrite, shapes, mutated, counts, seen):
@@ -276,6 +269,17 @@ class Simplify(Transformation):
                 self._block(stmt.orelse, rewrite, shapes, mutated, counts, seen)
             elif rewrite is not None:
                 rewrite.visit(stmt)
+
+
+def _math_arguments(unit, parameters) -> set:
+    """Parameters passed to a math-module function: they are scalars."""
+    found = set()
+    for node in syntax.walk(unit.tree):
+        if node.__class__ is gast.Call and node.args:
+            function = callee_object(node.func, unit.bindings.objects)
+            if getattr(function, "__module__", None) == "math" or getattr(function, "__self__", None) is math:
+                found |= {arg.id for arg in node.args if isinstance(arg, gast.Name) and arg.id in parameters}
+    return found
 
 
 def _mutated_in_place(body):

@@ -1,0 +1,257 @@
+"""Transformation: bring the small helper functions f calls from its own module into f.
+
+Contract: every plain function that f calls by name and that ``callees(f)``
+accepts is added to the top of f's body as a local ``def`` (after a
+docstring), so the ``inline`` pass replaces each call by the helper's body.
+The derivative then runs the helper's primal once, in the forward sweep, and
+saves what the backward sweep needs, instead of calling the helper's own
+derivative, which would run its primal again (and, helper by helper, again).
+A helper is accepted when all of these hold, else its calls stay calls:
+
+- it is a plain ``def`` of f's module (same globals), not a closure, not
+  decorated, with no rule, not marked non-differentiable, and not f;
+- its parameters are plain (no ``*args``, keyword-only or positional-only
+  ones), its defaults are numbers, and its body passes ``syntax_check`` and
+  defines no function, lambda or ``with`` block;
+- it has at most ``MAX_STATEMENTS`` statements, and all accepted helpers
+  together at most ``MAX_TOTAL``;
+- it is not part of a cycle of calls;
+- every use of its name, in f and in the other accepted helpers, is a call
+  with arguments it declares, in a statement's own expression: not in a
+  ``while`` test, a lambda, a comprehension, ``and``/``or`` or ``a if c else b``;
+- its local names are not names f or another helper reads from outside, and
+  the names it reads from outside are not local to f or another helper.
+
+The helpers' nodes are renumbered after f's lines through
+``ParsedFunction.include``: errors still point into the helper's file, and
+comments quote its lines as ``helper: line``.  Cache keys cover the helpers'
+sources through ``srcad.source.callee_sources``.
+
+Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
+``def f(w): return np.sum(sigmoid(w))``, f's body starts with a copy of the
+``def sigmoid``, and ``inline`` turns the call into ``x = w`` and
+``sigmoid_result = 1.0 / (1.0 + np.exp(-x))``.
+"""
+from __future__ import annotations
+
+import inspect
+import types
+from typing import Dict, List, Set
+
+import gast
+
+from ..errors import SrcadError
+from .. import syntax
+from ..source import ParsedFunction, parse_function
+from ..templates import is_nondifferentiable, lookup
+from . import Transformation, Unit
+
+MAX_STATEMENTS = 40
+MAX_TOTAL = 160
+_CO_PLAIN_FLAGS = inspect.CO_VARARGS | inspect.CO_VARKEYWORDS | inspect.CO_GENERATOR | inspect.CO_COROUTINE \
+    | inspect.CO_ASYNC_GENERATOR | inspect.CO_ITERABLE_COROUTINE
+_NOT_INLINED_BODY = (gast.FunctionDef, gast.Lambda, gast.ClassDef, gast.With, gast.Global, gast.Nonlocal)
+_CONDITIONAL = (gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp, gast.BoolOp, gast.IfExp)
+
+
+class InlineCalls(Transformation):
+    """Copy the accepted helper functions into f as local definitions."""
+
+    name = "inline_calls"
+
+    def transform(self, unit):
+        helpers = callees(unit.parsed)
+        unit.facts[self.name] = [parsed.tree.name for parsed in helpers]
+        if not helpers:
+            return False
+        definitions = []
+        for parsed in helpers:
+            definition = syntax.clone(parsed.tree)
+            if definition.body and _is_docstring(definition.body[0]):
+                definition.body = definition.body[1:]
+            offset = unit.parsed.include(parsed)
+            for node in syntax.walk(definition):
+                if getattr(node, "lineno", None) is not None:
+                    node.lineno += offset
+                    if getattr(node, "end_lineno", None) is not None:
+                        node.end_lineno += offset
+            definitions.append(definition)
+        body = unit.tree.body
+        start = 1 if body and _is_docstring(body[0]) else 0
+        unit.tree.body = body[:start] + definitions + body[start:]
+        return True
+
+
+def callees(root: ParsedFunction) -> List[ParsedFunction]:
+    """The helpers of ``root.func`` to inline, parsed, in a fixed order (first use first)."""
+    func = root.func
+    closure_names = set(func.__code__.co_freevars)
+    accepted: Dict[str, ParsedFunction] = {}
+    rejected: Set[str] = set(closure_names)
+    pending, total = [root.tree], 0
+    while pending:
+        tree = pending.pop(0)
+        local = _local_names(tree)
+        for name in _called_names(tree):
+            if name in accepted or name in rejected or name in local:
+                continue
+            parsed = _candidate(func, func.__globals__.get(name))
+            size = len(list(syntax.iter_statements(parsed.tree.body))) if parsed else 0
+            if parsed is None or size > MAX_STATEMENTS or total + size > MAX_TOTAL:
+                rejected.add(name)
+                continue
+            accepted[name], total = parsed, total + size
+            pending.append(parsed.tree)
+    while True:   # drop helpers that break a condition, until none does
+        kept = _reachable(root.tree, accepted)
+        bad = _recursive(kept) | _badly_used(root.tree, kept) | _clashing(root.tree, kept)
+        if not bad and kept.keys() == accepted.keys():
+            return list(kept.values())
+        accepted = {name: parsed for name, parsed in kept.items() if name not in bad}
+
+
+def _candidate(func, value):
+    """``value`` parsed, when it is a helper function that can be inlined into ``func``; else None."""
+    if not isinstance(value, types.FunctionType) or value is func or value.__globals__ is not func.__globals__:
+        return None
+    code = value.__code__
+    if (value.__closure__ or code.co_flags & _CO_PLAIN_FLAGS or code.co_kwonlyargcount
+            or code.co_posonlyargcount or hasattr(value, "__wrapped__")):
+        return None
+    if lookup(value, "reverse") or lookup(value, "forward") or is_nondifferentiable(value):
+        return None
+    try:
+        parsed = parse_function(value)
+    except SrcadError:
+        return None
+    if value.__name__ == "<lambda>" or parsed.lines[0].lstrip().startswith("@"):
+        return None
+    if any(not _is_number(default) for default in parsed.tree.args.defaults):
+        return None
+    if any(isinstance(node, _NOT_INLINED_BODY) for stmt in parsed.tree.body for node in syntax.walk(stmt)):
+        return None
+    from .syntax_check import SyntaxCheck   # late: the check imports the hooks pass
+    try:
+        SyntaxCheck().analyse(Unit(parsed, "reverse", (), {}))
+    except SrcadError:
+        return None
+    return parsed
+
+
+def _is_number(node) -> bool:
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex))
+
+
+def _is_docstring(stmt) -> bool:
+    return isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant) and isinstance(stmt.value.value, str)
+
+
+def _params(tree) -> List[str]:
+    return [arg.id for arg in tree.args.args]
+
+
+def _local_names(tree) -> Set[str]:
+    names = set(_params(tree)) | syntax.names_in(gast.Module(body=tree.body, type_ignores=[]), (gast.Store, gast.Param))
+    return names | {node.name for stmt in tree.body for node in syntax.walk(stmt) if isinstance(node, gast.FunctionDef)}
+
+
+def _free_names(tree) -> Set[str]:
+    return syntax.names_in(gast.Module(body=tree.body, type_ignores=[]), gast.Load) - _local_names(tree)
+
+
+def _called_names(tree) -> List[str]:
+    """Names called as ``name(...)`` in ``tree``'s body, in order of first appearance."""
+    found = []
+    for stmt in tree.body:
+        for node in gast.walk(stmt):
+            if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id not in found:
+                found.append(node.func.id)
+    return found
+
+
+def _reachable(root, accepted) -> Dict[str, ParsedFunction]:
+    order, pending = [], [root]
+    while pending:
+        for name in _called_names(pending.pop(0)):
+            if name in accepted and name not in order:
+                order.append(name)
+                pending.append(accepted[name].tree)
+    return {name: accepted[name] for name in order}
+
+
+def _recursive(accepted) -> Set[str]:
+    """Helpers that can reach themselves through other accepted helpers."""
+    calls = {name: [c for c in _called_names(p.tree) if c in accepted] for name, p in accepted.items()}
+    found = set()
+    for start in accepted:
+        stack, seen = list(calls[start]), set()
+        while stack:
+            name = stack.pop()
+            if name == start:
+                found.add(start)
+                break
+            if name not in seen:
+                seen.add(name)
+                stack.extend(calls[name])
+    return found
+
+
+def _badly_used(root, accepted) -> Set[str]:
+    """Helpers used other than by a plain call they can take, in a place the call can be inlined from."""
+    bad = set()
+    for tree in [root] + [p.tree for p in accepted.values()]:
+        local = _local_names(tree) if tree is not root else _local_names(root)
+        for stmt in tree.body:
+            _check_uses(stmt, accepted, local, bad, conditional=False)
+    return bad
+
+
+def _check_uses(node, accepted, local, bad, conditional):
+    if isinstance(node, gast.While):
+        _check_uses(node.test, accepted, local, bad, conditional=True)
+        for child in node.body + node.orelse:
+            _check_uses(child, accepted, local, bad, conditional)
+        return
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in accepted \
+            and node.func.id not in local:
+        if conditional or not _call_fits(node, accepted[node.func.id].tree):
+            bad.add(node.func.id)
+        for child in node.args + [kw.value for kw in node.keywords]:
+            _check_uses(child, accepted, local, bad, conditional)
+        return
+    if isinstance(node, gast.Name) and node.id in accepted and node.id not in local:
+        bad.add(node.id)   # used as a value, not called
+        return
+    conditional = conditional or isinstance(node, _CONDITIONAL)
+    for child in gast.iter_child_nodes(node):
+        _check_uses(child, accepted, local, bad, conditional)
+
+
+def _call_fits(call, tree) -> bool:
+    params = _params(tree)
+    if len(call.args) > len(params) or any(isinstance(arg, gast.Starred) for arg in call.args):
+        return False
+    bound = set(params[:len(call.args)])
+    for keyword in call.keywords:
+        if keyword.arg is None or keyword.arg not in params or keyword.arg in bound:
+            return False
+        bound.add(keyword.arg)
+    required = params[:len(params) - len(tree.args.defaults)]
+    return all(param in bound for param in required)
+
+
+def _clashing(root, accepted) -> Set[str]:
+    """Helpers whose local names some inlined code reads from outside, or that read a name local elsewhere."""
+    trees = {name: parsed.tree for name, parsed in accepted.items()}
+    local = {name: _local_names(tree) for name, tree in trees.items()}
+    free = {name: _free_names(tree) - set(accepted) for name, tree in trees.items()}
+    root_local, root_free = _local_names(root), _free_names(root) - set(accepted)
+    bad = set()
+    for name in trees:
+        others_local = root_local.union(*(local[o] for o in trees if o != name))
+        others_free = root_free.union(*(free[o] for o in trees if o != name))
+        if local[name] & others_free or free[name] & others_local or name in root_local:
+            bad.add(name)
+    return bad
