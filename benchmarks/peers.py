@@ -74,6 +74,23 @@ def pool_functional(B):
     return np.sum(A * A)   # noqa: F821
 
 
+def matmul_loops_functional(B, C):
+    """``problems.matmul_loops`` without element stores: each entry of A is a sum built in a loop."""
+    n, m = B.shape
+    p = C.shape[1]
+    rows = []
+    for i in range(n):
+        row = []
+        for j in range(p):
+            total = 0.0
+            for k in range(m):
+                total = total + B[i, k] * C[k, j]
+            row.append(total)
+        rows.append(row)
+    A = np.array(rows)   # noqa: F821
+    return np.sum(A * A)   # noqa: F821
+
+
 def gmm_functional(alphas, means, icf, x, wishart_gamma, wishart_m):
     """``problems.gmm`` without element stores: the Cholesky factors are gathered, not stored."""
     n, d = x.shape
@@ -118,7 +135,7 @@ def lstm_scan_functional(main_params, extra_params, state, sequence):
 
 
 # problems whose objective stores into an array, and the functional port to run instead
-FUNCTIONAL_PORTS = {"pool": "pool_functional", "gmm": "gmm_functional"}
+FUNCTIONAL_PORTS = {"pool": "pool_functional", "gmm": "gmm_functional", "matmul_loops": "matmul_loops_functional"}
 # jax traces Python loops op by op: the unrolled 1023-step LSTM takes about a minute per eager
 # gradient and more than 15 GB to compile under jit, so jax runs the LSTM's time loop as a scan
 JAX_PORTS = dict(FUNCTIONAL_PORTS, lstm="lstm_scan_functional")

@@ -164,6 +164,18 @@ def pool(B):
     return np.sum(A * A)
 
 
+def matmul_loops(B, C):
+    """Sum of squares of ``B @ C``, the product written as three loops accumulating element by element."""
+    n, m = B.shape
+    p = C.shape[1]
+    A = np.zeros((n, p))
+    for i in range(n):
+        for j in range(p):
+            for k in range(m):
+                A[i, j] += B[i, k] * C[k, j]
+    return np.sum(A * A)
+
+
 # --------------------------------------------------------------------------
 # inputs
 
@@ -231,6 +243,11 @@ def _pool_inputs(size, rng):
     return (rng.normal(0.0, 1.0, (n + 2, n)),)
 
 
+def _matmul_loops_inputs(size, rng):
+    n = 16 if size == "full" else 3
+    return rng.normal(0.0, 1.0, (n, n)), rng.normal(0.0, 1.0, (n, n))
+
+
 # --------------------------------------------------------------------------
 # the table
 
@@ -261,4 +278,6 @@ PROBLEMS: Dict[str, Problem] = {p.name: p for p in [
     Problem("gmm", gmm, ("alphas", "means", "icf"), _gmm_inputs, "ADBench GMM, d=10 K=25 n=1000"),
     Problem("lstm", lstm, ("main_params", "extra_params"), _lstm_inputs, "ADBench LSTM, l=2 c=1024 b=14"),
     Problem("pool", pool, ("B",), _pool_inputs, "element-store loop, 32x32"),
+    Problem("matmul_loops", matmul_loops, ("B", "C"), _matmul_loops_inputs,
+            "matrix product as three loops of element updates, 16x16"),
 ]}

@@ -101,9 +101,9 @@ import srcad  # noqa: E402
 import srcad.api  # noqa: E402
 from problems import PROBLEMS, Problem  # noqa: E402
 
-# srcad's targets, median grad/f (issue [speed]); forward mode: one JVP
+# srcad's targets, median grad/f (issue [speed]; pool and matmul_loops: issue [kernels]); forward mode: one JVP
 TARGETS_REVERSE = {"logistic": 5, "helmholtz_50": 4, "helmholtz_1000": 3, "rosenbrock": 3, "mlp": 2.5,
-                   "rnn": 4, "gmm": 4, "lstm": 5, "pool": 4}
+                   "rnn": 4, "gmm": 4, "lstm": 5, "pool": 3, "matmul_loops": 3}
 TARGET_FORWARD = 3.0
 TARGET_TRANSFORM_MS = 100.0
 TARGET_CALL_US = 2.0
@@ -396,11 +396,16 @@ def call_overhead_seconds(problem: Problem, args) -> Optional[float]:
 
     def noop(*_args, **_kwargs):
         return None
-    # all-scalar calls dispatch to a variant generated for scalars: stub whichever the object calls
+    # all-scalar calls, and calls of a function with element loops, dispatch to a variant generated
+    # for scalars or for the arguments' ranks: stub whichever the object calls
     scalar = getattr(derivative, "_scalar_function", None)
+    variants = getattr(derivative, "_rank_variants", None) or {}
+    ranked = {key: variant._compiled for key, variant in variants.items()}
     derivative._compiled = noop
     if scalar is not None:
         derivative._scalar_function = noop
+    for variant in variants.values():
+        variant._compiled = noop
     try:
         number = 20000
         wrapped = min(_loop(lambda: derivative(*args), number) for _ in range(5)) / number
@@ -409,6 +414,8 @@ def call_overhead_seconds(problem: Problem, args) -> Optional[float]:
         derivative._compiled = generated
         if scalar is not None:
             derivative._scalar_function = scalar
+        for key, variant in variants.items():
+            variant._compiled = ranked[key]
     return max(wrapped - direct, 0.0)
 
 
@@ -639,8 +646,8 @@ def report(rows: List[Row], peers, quick: bool, markdown: bool) -> str:
         ]
     if any(peer.unavailable() is None for peer in peers):
         parts += ["", "Peers run the problems' own source with their NumPy (`autograd.numpy`, `jax.numpy`, torch "
-                      "functions); autograd and jax run pool and gmm without element stores (a nested list, a "
-                      "gather), and jax runs lstm's time loop as `lax.scan` (see `benchmarks/peers.py`). Every "
+                      "functions); autograd and jax run pool, matmul_loops and gmm without element stores "
+                      "(nested lists, a gather), and jax runs lstm's time loop as `lax.scan` (see `benchmarks/peers.py`). Every "
                       "gradient is checked against finite differences and srcad before it is timed."]
     if notes:
         parts += ["", "Notes:", ""] + [("- " if markdown else "") + note for note in notes]

@@ -34,6 +34,7 @@ import inspect
 import threading
 import weakref
 
+import gast
 import numpy as np
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
@@ -125,6 +126,10 @@ class Derivative:
         self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
         self._scalar_function: Optional[Callable] = None
         self._scalar_version = -1
+        # None: decide on the first array call; False: never; else {argument ranks: variant}
+        self._arity = len(positional) - offset
+        self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
+            or self.bound_self is not None else None
         self._version = -1
         self._watched: Tuple = ()
         self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
@@ -149,6 +154,10 @@ class Derivative:
                 if function is None or self._scalar_version != self._version:
                     function = self._load_scalar_variant()
                 return function(*args)
+            if self._rank_variants is not False and not kwargs and args:
+                ranks = _float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
+                if ranks is not None:
+                    return self._rank_variant(ranks)(*args)
             return self._compiled(*args, **kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             tracebacks.annotate(error)
@@ -188,6 +197,25 @@ class Derivative:
         self._scalar_variant._load()
         self._scalar_function, self._scalar_version = self._scalar_variant._compiled, self._version
         return self._scalar_function
+
+    def _rank_variant(self, ranks):
+        """The variant generated knowing each argument's rank (``A[i, j]`` of a 2-D ``A`` is a scalar).
+
+        Only functions whose loops index arrays element by element get variants;
+        for the others the general derivative is as good, and is used.
+        """
+        if self._rank_variants is None:
+            self._rank_variants = {} if _indexes_elements(self.func) else False
+            if self._rank_variants is False:
+                return self._compiled
+        variant = self._rank_variants.get(ranks)
+        if variant is None:
+            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
+            variant = self._rank_variants[ranks] = Derivative(self.func, self.requested_wrt, self.mode,
+                                                              dict(options, param_ranks=ranks))
+        if variant._compiled is None or variant._version != REGISTRY.version:
+            variant._load()
+        return variant._compiled
 
     @property
     def parameters(self) -> Tuple[str, ...]:
@@ -249,6 +277,38 @@ def _like_structure(gradient, argument):
         return {key: _like_structure(value, argument[key]) if key in argument else value
                 for key, value in gradient.items()}
     return gradient
+
+
+def _float_ranks(args) -> Optional[Tuple[int, ...]]:
+    """Each argument's rank when all are float arrays or scalars (else None: no specialisation)."""
+    ranks = []
+    for arg in args:
+        kind = arg.__class__
+        if kind is np.ndarray:
+            if arg.dtype.kind != "f":
+                return None
+            ranks.append(arg.ndim)
+        elif kind in _SCALAR_TYPES:
+            ranks.append(0)
+        else:
+            return None
+    return tuple(ranks)
+
+
+def _indexes_elements(func) -> bool:
+    """Whether a loop of ``func`` stores into an array element by element (``A[i, j] = ...``)."""
+    try:
+        tree = parse_function(func).tree
+    except SrcadError:
+        return False
+    for loop in gast.walk(tree):
+        if isinstance(loop, (gast.For, gast.While)):
+            for node in gast.walk(loop):
+                targets = node.targets if isinstance(node, gast.Assign) else \
+                    [node.target] if isinstance(node, gast.AugAssign) else []
+                if any(isinstance(t, gast.Subscript) for t in targets):
+                    return True
+    return False
 
 
 def _all_scalars(args) -> bool:
@@ -394,8 +454,13 @@ def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: b
     return _derivative(func, wrt, mode, optimize)
 
 
-def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True) -> str:
+def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
+           ranks: Optional[Sequence[int]] = None) -> str:
     """The generated source of ``func``'s derivative.
+
+    ``ranks`` (one number of dimensions per positional argument) shows the
+    variant that runs when a function whose loops store into arrays element
+    by element is called with arrays of those ranks.
 
     Example::
 
@@ -403,5 +468,6 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
         >>> def f(x):
         ...     return x * x
         >>> print(srcad.source(f))   # doctest: +SKIP
+        >>> print(srcad.source(pool, ranks=(2,)))   # doctest: +SKIP
     """
-    return _derivative(func, wrt, mode, optimize).source
+    return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None).source

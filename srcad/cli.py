@@ -211,6 +211,9 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="with --passes: show what each stage changed, as a unified diff")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="skip the optimisation passes")
+    show.add_argument("--ranks", default=None,
+                      help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
+                           "when a function whose loops store element by element gets arrays of those ranks")
     kernel_cli.add_command(commands)
     commands.add_parser(
         "templates", help="list the functions srcad has gradient rules for, and their modes",
@@ -283,14 +286,29 @@ def _templates(out) -> int:
     return EXIT_OK
 
 
+def _parse_ranks(text: Optional[str]):
+    """``"2,2"`` as ``(2, 2)``; None when not given."""
+    if not text:
+        return None
+    try:
+        ranks = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise TargetError(f"--ranks {text!r}: give one non-negative integer per argument, e.g. --ranks 2,1") \
+            from None
+    if any(rank < 0 for rank in ranks):
+        raise TargetError(f"--ranks {text!r}: a rank is a number of dimensions, 0 or more")
+    return ranks
+
+
 def _show(args: argparse.Namespace, out) -> int:
     func = load_target(args.target)
     wrt = parse_wrt(args.wrt)
     if args.mode not in pipeline.PIPELINES:
         raise SrcadError(f"{args.mode} mode is not available in srcad {__version__}")
     names, as_tuple = api.resolve_wrt(func, wrt)
+    ranks = _parse_ranks(args.ranks)
     if not args.passes:
-        out.write(api.source(func, wrt, args.mode, optimize=args.optimize))
+        out.write(api.source(func, wrt, args.mode, optimize=args.optimize, ranks=ranks))
         return EXIT_OK
 
     previous: List[str] = []
@@ -307,6 +325,8 @@ def _show(args: argparse.Namespace, out) -> int:
         out.write(f"{header}\n{shown.rstrip()}\n\n")
 
     options = {"optimize": args.optimize, "tuple_result": as_tuple}
+    if ranks:
+        options["param_ranks"] = ranks
     generated = pipeline.build(func, names, args.mode, options, observe=observe)
     out.write("# ---- generated module ----\n" + generated.source)
     return EXIT_OK

@@ -157,6 +157,12 @@ def _header(unit, mode, imports, injected) -> str:
     lines = [f"# srcad {__version__}: {mode}-mode derivative of {qualname} "
              f"({os.path.basename(parsed.filename)}:{parsed.first_line}) "
              f"with respect to {', '.join(unit.wrt)}"]
+    ranks = unit.options.get("param_ranks")
+    if ranks:
+        names = [arg.id for arg in unit.tree.args.args]
+        described = ", ".join(f"{name} {rank}-D" if rank else f"{name} scalar"
+                              for name, rank in zip(names, ranks) if rank is not None)
+        lines.append(f"# the variant for arguments {described}")
     if injected:
         lines.append(f"# from the scope of {parsed.tree.name}: {', '.join(sorted(injected))}")
     return "\n".join(lines + imports) + "\n\n\n"

@@ -115,16 +115,15 @@ class AdjointState:
 
         class ReadAdjoints(gast.NodeTransformer):
             def visit_Subscript(self, sub):
-                element_of = sub.value.slice if is_derivative_ref(sub.value) else None
                 self.generic_visit(sub)
-                if isinstance(element_of, gast.Name) and element_of.id in placeholders \
-                        and isinstance(sub.value, gast.Name):   # d[v][i] while d[v] may still be 0.0
-                    sub.value = syntax.call(syntax.clone(filled), [sub.value, syntax.name(element_of.id)])
                 if not is_derivative_ref(sub):
                     return sub
                 atom = sub.slice
                 if isinstance(atom, gast.Name) and (atom.id == target or atom.id in state):
-                    return syntax.name(unit.namer.derivative(atom.id))
+                    adjoint = syntax.name(unit.namer.derivative(atom.id))
+                    if atom.id in placeholders:   # may still be the 0.0 it started as: give it v's shape
+                        return syntax.call(syntax.clone(filled), [adjoint, syntax.name(atom.id)])
+                    return adjoint
                 return syntax.constant(0.0)
 
         return ReadAdjoints().visit(node)

@@ -12,7 +12,9 @@ Flagged: a plain copy ``z = y`` followed by an augmented assignment to, or an
 element store into, either name; a store into ``r`` where ``r = A[...]``.
 Not flagged: ``s = x[i]; s += 1`` (an element of a 1-D array is a new scalar);
 a change that cannot run after the copy (earlier in the text and in no loop
-around both); the copy a ``return`` makes (the function leaves right after).
+around both); a change after which the other name is never read (it is dead:
+an inlined helper's parameter or result, say); the copy a ``return`` makes
+(the function leaves right after).
 
 Example: ``z = y; z += 1.0`` fails with "... `z` shares its array with `y`
 (z = y); write z = y.copy() ...".
@@ -36,6 +38,7 @@ class Aliasing(Analysis):
         copies, views = {}, {}
         statements, self.places = [], {}
         _number(unit.tree.body, (), statements, self.places)
+        self.statements = statements
         for stmt in statements:
             if syntax.annotation(stmt, RETURN_VALUE):
                 continue   # `return z` leaves the function: nothing changes z while the copy lives
@@ -65,7 +68,7 @@ class Aliasing(Analysis):
             shared = partners.get(base.id)
             if shared is None and changed is not base and base.id in views:
                 shared = views[base.id]
-            if shared is not None and self._may_follow(stmt, shared[1]):
+            if shared is not None and self._may_follow(stmt, shared[1]) and self._read_after(shared[0], stmt):
                 other, origin = shared
                 raise unit.error(stmt, UnsupportedSyntaxError,
                                  f"changing `{base.id}` in place while `{other}` holds the same array "
@@ -74,6 +77,20 @@ class Aliasing(Analysis):
                                  f"make a copy first ({base.id} = {other}.copy()), or write "
                                  f"`{base.id} = {base.id} + ...` instead of an in-place update")
         return frozenset()
+
+    def _read_after(self, name, change) -> bool:
+        """Whether some statement that can run after ``change`` reads ``name`` (else the sharing is harmless:
+        the other name is dead, as a returned helper's parameter or local is)."""
+        for stmt in self.statements:
+            if isinstance(stmt, (gast.If, gast.While)):
+                own = stmt.test
+            elif isinstance(stmt, gast.For):
+                own = stmt.iter
+            else:
+                own = stmt
+            if name in syntax.loaded_names(own) and self._may_follow(stmt, change):
+                return True
+        return False
 
     def _may_follow(self, change, copy) -> bool:
         """Whether ``change`` can run after ``copy``: later in the text, or in a loop around both."""

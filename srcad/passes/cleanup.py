@@ -22,6 +22,7 @@ import gast
 from .. import syntax
 from ..operators import METADATA_ATTRIBUTES
 from .frame import PAIR
+from .simplify import SCALAR_ELEMENT
 from . import Transformation
 
 # Helpers that change their first argument in place instead of returning a value.
@@ -59,7 +60,7 @@ class Cleanup(Transformation):
         # arrays read through subscripts may have views alive: their element restores always matter
         self.viewed = {s.value.value.id for s in syntax.iter_statements(unit.tree.body)
                        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
-                       and isinstance(s.value.value, gast.Name)}
+                       and isinstance(s.value.value, gast.Name) and not syntax.annotation(s, SCALAR_ELEMENT)}
         self.dead_pairs: Set[int] = set()
         self.changed = False
         self.dry = False            # True while iterating loop liveness: decide, change nothing

@@ -246,9 +246,27 @@ def _returns_to_result(unit, body, result, definition) -> List:
         return out
     if any(isinstance(s, (gast.For, gast.While)) and any(isinstance(r, gast.Return)
                                                          for r in syntax.iter_statements(s.body))
-           for s in syntax.iter_statements(body)):
+           for s in syntax.iter_statements(body)) or not _lowerable(body):
         return _returns_through_loops(unit, body, result)
     return lower(body)
+
+
+def _lowerable(block) -> bool:
+    """Whether ``lower`` leaves nothing to run after any ``result = e``: every return ends its path once
+    the code after an ``if`` moves into the arm that does not end in a return."""
+    for index, stmt in enumerate(block):
+        if isinstance(stmt, gast.Return):
+            return index == len(block) - 1
+        if isinstance(stmt, gast.If) and any(isinstance(r, gast.Return)
+                                             for r in syntax.iter_statements(stmt.body + stmt.orelse)):
+            rest = block[index + 1:]
+            body_returns, else_returns = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
+            if rest and not (body_returns or else_returns):
+                return False   # an arm returns from deeper inside, and code follows the if
+            body = stmt.body if body_returns or not rest else stmt.body + rest
+            orelse = stmt.orelse if else_returns or not rest else stmt.orelse + rest
+            return _lowerable(body) and _lowerable(orelse)
+    return True
 
 
 def _returns_through_loops(unit, body, result) -> List:

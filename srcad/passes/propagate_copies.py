@@ -57,7 +57,7 @@ class PropagateCopies(Transformation):
         index = 0
         while index < len(body):
             stmt = body[index]
-            if self._fuse_accumulation(body, index):
+            if self._fuse_accumulation(body, index) or _cancel_round_trip(body, index):
                 changed = True
                 continue
             if (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
@@ -122,6 +122,42 @@ class PropagateCopies(Transformation):
         first.value = fused
         del body[later_index]
         return True
+
+
+def _cancel_round_trip(body, index) -> bool:
+    """``t = dA[i]``, ``dA[i] = 0.0``, ..., ``dA[i] += t``: the element ends as it began, so the
+    zeroing and the adding back go (the adjoint of an accumulation ``A[i] += e``).
+
+    Nothing in between may read or write ``dA``, or write ``t`` or a name the index reads.
+    """
+    zeroing = body[index]
+    if not (index > 0 and isinstance(zeroing, gast.Assign) and isinstance(zeroing.targets[0], gast.Subscript)
+            and isinstance(zeroing.targets[0].value, gast.Name) and isinstance(zeroing.value, gast.Constant)
+            and zeroing.value.value == 0.0 and not syntax.annotation(zeroing, "primal")):
+        return False
+    target = zeroing.targets[0]
+    array, element = target.value.id, gast.dump(target)
+    taken = body[index - 1]
+    if not (isinstance(taken, gast.Assign) and isinstance(taken.targets[0], gast.Name)
+            and isinstance(taken.value, gast.Subscript) and gast.dump(taken.value) == element.replace(
+                "ctx=Store()", "ctx=Load()", 1)):
+        return False
+    temp = taken.targets[0].id
+    guarded = syntax.names_in(target.slice) | {temp}
+    for later_index in range(index + 1, len(body)):
+        later = body[later_index]
+        if (isinstance(later, gast.AugAssign) and isinstance(later.op, gast.Add)
+                and gast.dump(later.target) == element and isinstance(later.value, gast.Name)
+                and later.value.id == temp):
+            del body[later_index]
+            del body[index]
+            return True
+        if syntax.is_comment(later):
+            continue
+        if not isinstance(later, (gast.Assign, gast.AugAssign)) or array in syntax.names_in(later) \
+                or written_names(later) & guarded:
+            return False
+    return False
 
 
 def _accumulated(stmt, name):

@@ -31,15 +31,33 @@ iteration saves only the old ``x``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 import gast
 
 from .. import syntax
+from .frame import range_indices
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 # operations whose adjoint never reads their own result
 _RESULT_FREE = (gast.Add, gast.Sub, gast.Mult)
+
+
+MAX_LOADS = 4   # element loads in one recomputed expression
+
+
+class _Substitute(gast.NodeTransformer):
+    def __init__(self, values):
+        self.values = values
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, gast.Load) and node.id in self.values:
+            return syntax.clone(self.values[node.id])
+        return node
+
+
+def _loads(value) -> int:
+    return sum(isinstance(n, gast.Subscript) for n in syntax.walk(value))
 
 
 @dataclass
@@ -60,7 +78,22 @@ def _is_arithmetic(node, scalars: Set[str]) -> bool:
             and _is_arithmetic(node.right, scalars)
     if isinstance(node, gast.UnaryOp):
         return isinstance(node.op, gast.USub) and _is_arithmetic(node.operand, scalars)
+    if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):   # B[i, k] of a read-only B
+        parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
+        return f"{node.value.id}[{len(parts)}]" in scalars and all(_is_index(p, scalars) for p in parts)
     return False
+
+
+def _is_index(node, scalars: Set[str]) -> bool:
+    """An int index: ints, scalar names (loop indices) and ``+ - * // %`` of them."""
+    if isinstance(node, gast.Name):
+        return node.id in scalars
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, gast.BinOp):
+        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)) \
+            and _is_index(node.left, scalars) and _is_index(node.right, scalars)
+    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _is_index(node.operand, scalars)
 
 
 def _result_free(value) -> bool:
@@ -72,10 +105,18 @@ def _result_free(value) -> bool:
     return isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.USub)
 
 
-def scalar_names(tree, parameters_are_scalars: bool) -> Set[str]:
-    """Names every assignment of which binds a scalar (a greatest fixed point)."""
+def scalar_names(tree, parameters_are_scalars: bool, ranks: Optional[Dict[str, int]] = None) -> Set[str]:
+    """Names every assignment of which binds a scalar (a greatest fixed point).
+
+    With ``ranks`` (parameter ranks of a specialised derivative), an element
+    ``B[i, k]`` of a read-only parameter ``B`` indexed by as many loop indices
+    and ints as ``B`` has dimensions is a scalar too; the set then holds the
+    entry ``"B[2]"`` for such a ``B`` of rank 2, and the loop indices.
+    """
     parameters = {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
-    if not parameters_are_scalars:
+    elements = {f"{name}[{rank}]" for name, rank in (ranks or {}).items()
+                if rank and name in _read_only(tree, parameters)}
+    if not parameters_are_scalars and not elements:
         return set()
     assignments: Dict[str, List] = {}
     for stmt in syntax.iter_statements(tree.body):
@@ -88,13 +129,46 @@ def scalar_names(tree, parameters_are_scalars: bool) -> Set[str]:
         if isinstance(stmt, (gast.AugAssign, gast.For)):
             for name in syntax.names_in(stmt.target):
                 assignments.setdefault(name, []).append(None)
-    scalars = parameters | set(assignments)
+    fixed = elements | (set(range_indices(tree.body)) if elements else set())
+    scalars = (parameters if parameters_are_scalars else set()) | set(assignments) | fixed
     while True:
-        kept = {n for n in scalars
-                if all(v is not None and _is_arithmetic(v, scalars) for v in assignments.get(n, ()))}
+        kept = {n for n in scalars if n in fixed
+                or all(v is not None and _is_arithmetic(v, scalars) for v in assignments.get(n, ()))}
         if kept == scalars:
             return scalars
         scalars = kept
+
+
+def _read_only(tree, parameters) -> Set[str]:
+    """The parameters no statement can change in place: every element store goes into a fresh array
+    (bound only by ``np.zeros(...)``-like calls, list literals or arithmetic), and none is rebound."""
+    fresh_makers = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "copy", "array"}
+    assignments: Dict[str, List] = {}
+    stored = set()
+    for stmt in syntax.iter_statements(tree.body):
+        if isinstance(stmt, gast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, gast.Name):
+                    assignments.setdefault(target.id, []).append(stmt.value)
+                else:
+                    stored |= {_base(target)}
+        elif isinstance(stmt, gast.AugAssign):
+            stored.add(_base(stmt.target))
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+            stored |= {_base(arg) for arg in stmt.value.args}   # a call for its effect may change them
+    for name in stored:
+        for value in assignments.get(name, [None]):
+            call = value.func if isinstance(value, gast.Call) else None
+            maker = getattr(call, "attr", getattr(call, "id", None))
+            if not (maker in fresh_makers or isinstance(value, (gast.List, gast.BinOp, gast.UnaryOp))):
+                return set()
+    return {p for p in parameters if p not in stored and p not in assignments}
+
+
+def _base(target) -> str:
+    while isinstance(target, (gast.Subscript, gast.Attribute)):
+        target = target.value
+    return getattr(target, "id", "")
 
 
 def plan(block: List, names: List[str], scalars: Set[str]) -> Dict[str, Recompute]:
@@ -109,9 +183,14 @@ def plan(block: List, names: List[str], scalars: Set[str]) -> Dict[str, Recomput
         name = stmt.targets[0].id
         if name not in names or not _is_arithmetic(stmt.value, scalars):
             continue
+        reads_chosen = syntax.loaded_names(stmt.value) & set(chosen)
+        if reads_chosen:   # recompute it from what those are computed from
+            if _loads(stmt.value) + sum(_loads(chosen[n].definition.value) for n in reads_chosen) > MAX_LOADS:
+                continue
+            value = _Substitute({n: chosen[n].definition.value for n in chosen}).visit(syntax.clone(stmt.value))
+            stmt = syntax.set_location(gast.Assign(targets=[syntax.clone(stmt.targets[0])], value=value,
+                                                   type_comment=None), stmt.lineno)
         operands = syntax.loaded_names(stmt.value)
-        if operands & set(chosen):
-            continue
         readers = [later for later in syntax.iter_statements(block[index + 1:])
                    if name in syntax.loaded_names(later)]
         if not readers or any(id(r) not in position or not isinstance(r, gast.Assign) for r in readers):

@@ -54,6 +54,7 @@ from .frame import Frame, range_indices, split_output, split_return, with_extras
 from .grad_hooks import HOOK
 from .normalize import is_static
 from .recompute import plan as plan_recomputation, scalar_names
+from .simplify import parameter_ranks
 from . import Transformation
 
 
@@ -75,7 +76,7 @@ class ReverseMode(AdjointState, Transformation):
         self.locals_stack: List = []           # (primal block, names it binds first) from outermost in
         self.checkpoint_pairs: Dict[int, List] = {}   # id(primal block) -> [(name, pair)]
         self.loop_depth_start = 0                     # index in locals_stack of the innermost loop body
-        self.scalars = scalar_names(unit.tree, bool(unit.options.get("scalar_params")))
+        self.scalars = scalar_names(unit.tree, bool(unit.options.get("scalar_params")), parameter_ranks(unit))
         self.recompute_at: Dict[int, List] = {}       # id(stmt) -> definitions to recompute before its adjoint
         self.recompute_names: Dict[int, Dict] = {}    # id(block) -> {temporary: its name in the backward pass}
         tree = unit.tree
@@ -84,7 +85,7 @@ class ReverseMode(AdjointState, Transformation):
         self.lists = list_names(body)
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.bindings = bindings_in(body)
-        self.arrays = array_names(body)
+        self.arrays = array_names(body) | {name for name, rank in parameter_ranks(unit).items() if rank}
         self.int_names = range_indices(body)
         params = self.frame.parameters
         forward = self.frame.copy_stored_parameters(body) + self._forward(body, set(params) | set(unit.wrt), False)
@@ -213,8 +214,10 @@ class ReverseMode(AdjointState, Transformation):
         return [syntax.rename(statement, renamed) for statement in code] if renamed else code
 
     def _backward_statement(self, stmt) -> List:
-        if is_store(stmt):
-            return self._store(stmt) + self.pops.get(id(stmt), [])
+        if is_store(stmt):   # temporaries recomputed for it read no element of the array it stores into
+            recomputed = [syntax.annotate(d, "primal", False) or d
+                          for d in syntax.clone(self.recompute_at.get(id(stmt), []))]
+            return recomputed + self._store(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
             # an adjoint nothing contributed to is zero: the statement then needs no adjoint code
             target = stmt.targets[0]

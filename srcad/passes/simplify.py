@@ -27,7 +27,7 @@ from typing import Dict
 import gast
 
 from .. import runtime, syntax
-from ..syntax import annotation
+from ..syntax import annotate, annotation
 from .blocks import MemorySharing
 from .frame import PAIR, is_fresh, range_indices
 from .shapes import SCALAR, ShapeTable, callee_object
@@ -189,7 +189,21 @@ class _Rewrite(gast.NodeTransformer):
             grad_shape = self.shapes.of(node.args[0])
             if grad_shape is not None and grad_shape == self.shapes.of(node.args[1]):
                 return self._replace(node.args[0])
+        if function is runtime.copied and len(node.args) == 1 and self.shapes.of(node.args[0]) == SCALAR:
+            return self._replace(node.args[0])   # a scalar is never changed in place: no copy needed
         return node
+
+
+SCALAR_ELEMENT = "scalar_element"   # annotation of ``t = A[i, j]`` reading one element of a known-rank array
+
+
+def parameter_ranks(unit) -> Dict[str, int]:
+    """Ranks of the parameters, when the derivative is specialised for them (option ``param_ranks``)."""
+    ranks = unit.options.get("param_ranks")
+    if not ranks:
+        return {}
+    names = [arg.id for arg in unit.tree.args.args]
+    return {name: rank for name, rank in zip(names, ranks) if rank is not None}
 
 
 class Simplify(Transformation):
@@ -229,7 +243,7 @@ class Simplify(Transformation):
 
     @staticmethod
     def _table(parameters, steady, unit, derivative_of, int_names, scalars):
-        shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names)
+        shapes = ShapeTable(parameters, unit.bindings.objects, derivative_of, int_names, parameter_ranks(unit))
         shapes.tokens.update(steady)
         if unit.options.get("scalar_params"):   # a variant for calls whose arguments are all scalars
             shapes.tokens.update({name: SCALAR for name in parameters})
@@ -256,6 +270,9 @@ class Simplify(Transformation):
                         else inner
                 else:
                     rewrite.visit(stmt)
+                if rewrite is not None and isinstance(stmt.value, gast.Subscript) \
+                        and shapes.of(stmt.value) == SCALAR:
+                    annotate(stmt, SCALAR_ELEMENT, True)   # a copy of one element, never a view
                 if annotation(stmt, PAIR) is not None:
                     pass                  # a tape pop restores an earlier value of the same name
                 elif counts[target] == 1:   # a name assigned once: its shape relation holds
