@@ -14,6 +14,7 @@ Example::
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import types
@@ -71,6 +72,16 @@ class Generated:
 def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dict[str, Any]] = None,
           observe: Optional[Callable[[str, str], None]] = None) -> Generated:
     """Run ``mode``'s pipeline on ``func`` and emit the derivative module."""
+    collecting = gc.isenabled()
+    gc.disable()   # the passes make many short-lived nodes and no cycles to speak of: collect once, after
+    try:
+        return _build(func, wrt, mode, options, observe)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _build(func, wrt, mode, options, observe) -> Generated:
     unit = Unit(parse_function(func), mode, tuple(wrt), dict(options or {}))
     if observe is not None:
         observe("source", to_source(unit.tree))

@@ -100,13 +100,16 @@ def zeros_like(value):
 
 def filled_like(adjoint, like):
     """``adjoint`` itself, or, when it is a plain float (the 0.0 a derivative starts from for a
-    variable that may be unbound) and ``like`` is not, a new array of ``like``'s shape holding it.
+    variable that may be unbound) and ``like`` is not, or has fewer dimensions than the array
+    ``like``, a new array of ``like``'s shape holding it.
 
     Generated code calls it before storing into an adjoint element by element.
     """
     if adjoint.__class__ is float and like.__class__ is not float:
         zeros = zeros_like(like)
         return zeros if adjoint == 0.0 else zeros + adjoint
+    if like.__class__ is np.ndarray and isinstance(adjoint, (np.ndarray, np.generic)) and adjoint.ndim < like.ndim:
+        return zeros_like(like) + adjoint   # a zero that went through arithmetic is 0-d
     return adjoint
 
 

@@ -156,19 +156,16 @@ def source_fingerprint(func: Callable) -> str:
 
 
 def callee_sources(func) -> str:
-    """The sources of every same-module function ``func`` may reach by name (a superset of the inlined ones)."""
+    """The text of ``func``'s file when ``func`` calls a function of its own module (one it may
+    inline), else ``""``: a cache key part that changes whenever an inlined helper's source does."""
     func = unwrap(func)
-    seen, pending, parts = {func}, [func], []
-    while pending:
-        current = pending.pop(0)
-        for name in sorted(_code_names(current.__code__)):
-            value = func.__globals__.get(name)
-            if isinstance(value, types.FunctionType) and value not in seen \
-                    and value.__globals__ is func.__globals__:
-                seen.add(value)
-                pending.append(value)
-                parts.append(f"{name}:{source_fingerprint(value)}")
-    return "\n".join(parts)
+    for name in _code_names(func.__code__):
+        value = func.__globals__.get(name)
+        if isinstance(value, types.FunctionType) and value is not func and value.__globals__ is func.__globals__:
+            filename = func.__code__.co_filename
+            linecache.checkcache(filename)
+            return "".join(linecache.getlines(filename, func.__globals__))
+    return ""
 
 
 def _code_names(code) -> set:

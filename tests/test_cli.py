@@ -290,3 +290,20 @@ def test_passes_with_diff_shows_what_each_stage_changed(workdir, tmp_path):
     normalize = text[text.index("# ---- after normalize ----"):]
     assert "--- before\n+++ normalize" in normalize and "+    x_times_x = x * x" in normalize
     assert "# ---- generated module ----" in text
+
+
+def test_show_ranks_prints_the_variant_for_those_ranks(tmp_path):
+    result = run_cli("show", "benchmarks/problems.py:matmul_loops", "--wrt", "B,C", "--ranks", "2,2",
+                     cwd=REPO, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert "# the variant for arguments B 2-D, C 2-D\n" in result.stdout
+    assert "tape" not in result.stdout   # an element loop nest needs no tape
+    general = run_cli("show", "benchmarks/problems.py:matmul_loops", "--wrt", "B,C", cwd=REPO,
+                      cache=tmp_path / "cache")
+    assert "tape.pop()" in general.stdout   # without the ranks, B[i, k] might be a row
+
+
+def test_show_refuses_ranks_that_are_not_numbers(tmp_path):
+    result = run_cli("show", "benchmarks/problems.py:pool", "--ranks", "2,x", cwd=REPO, cache=tmp_path / "cache")
+    assert result.returncode == 2
+    assert "--ranks '2,x'" in result.stderr

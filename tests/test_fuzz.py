@@ -54,6 +54,54 @@ def test_random_programs_differentiate_correctly():
 # Kinds name the parameters' shapes (fuzz_programs.SHAPES); the seeds draw arguments that reach the bug.
 
 REGRESSIONS = [
+    ("inlined_helper_zero_adjoint_gets_its_shape", "V", [62022], """\
+def helper0(a0, a1, c=0.5):
+    t0 = np.sin((a0[::-1] + a1[-1]))
+    if a0[1, 2] > 0.5:
+        t0 += np.sqrt(1.0 + (a1[::-1]).sum() * (a1[::-1]).sum())
+        if math.sin(a0[1, 2]) < 0.0:
+            t1 = np.log(1.0 + (a1[-1] - a1[-1]) / (1.0 + a1[:2] * a1[:2]) * (a1[-1] - a1[-1]) / (1.0 + a1[:2] * a1[:2]))
+            t2 = np.arctan2((t1 + (t0[:, 0]) ** 2), 2.0 + np.cos(np.where(a1[0] > 0.0, a1[0], 0.1 * (t0[1, 2]) ** 3)))
+        a1 = (t0[0, :] if np.max(a1) > 0.5 else ((a1 + a0[1]) if np.where(t0[1, 2] > 0.0, t0[1, 2], 0.1 * c) > -0.3 else (t0[1] if (c + c) > 0.0 else t0[1]))) * 1.0
+    else:
+        if c < 0.0:
+            return np.clip(a1[0], -1.0, 1.0) / (1.0 + (c if np.minimum(c, a1[-1]) < 0.5 else a1[-1]) * (c if np.minimum(c, a1[-1]) < 0.5 else a1[-1]))
+        t0 *= (np.log(1.0 + c * c) * math.cos(t0[1, 2]))
+        for i3 in range(1):
+            if c > 0.0:
+                break
+            t0 *= (np.log(1.0 + t0 * t0) if c < -0.3 else (t0) ** 3)
+    for i4 in range(1, 3):
+        c = np.clip(a1[0], -1.0, 1.0)
+        t5 = a0 * 1.0
+        if 0.25 * i4 < 0.5:
+            break
+    return np.log1p(np.exp((c * a1[-1])))
+
+
+def f(x):
+    z6 = x.copy()
+    z6[:2] = np.cos(x[:2])
+    t7 = (np.tanh((z6[0] if z6[-1] > 0.0 else z6[0])) * math.sin(helper0(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]), np.array([0.5, -1.0, 2.0]))))
+    for i8 in range(4):
+        if t7 < 0.0:
+            continue
+    z6[2] += helper0(np.log(1.0 + np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]) * np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])), -x)
+    for i9 in range(1):
+        k10 = 0
+        while k10 < 2:
+            z6[i9] = np.log(1.0 + (z6[::-1]) @ (x) * (z6[::-1]) @ (x))
+            k10 = k10 + 1
+        if (x[0] - 0.25 * i9) < 0.0:
+            return (math.sqrt(1.0 + z6[0] * z6[0]) + (z6[i9]) ** 3)
+        z11 = np.zeros(3)
+        z11[i9] = -helper0(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]), z11[::-1])
+    for i12 in range(0, -1, -1):
+        t7 *= np.exp(-(t7 / (1.0 + x[0] * x[0])) ** 2)
+        t13 = np.minimum((z6[-1] - z6[-1]), x[1:])
+        z6 *= ((0.25 * i12 - x[::-1])) ** 3
+    return np.max((np.minimum(z6[1:], z6[-1])) ** 3)
+"""),
     ("inlined_helper_result_bound_in_a_loop", "V", [23], """\
 def helper1(a0, a1, c=0.5):
     z1 = np.zeros(3)

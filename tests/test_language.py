@@ -1461,6 +1461,61 @@ def a_nested_def_writes_its_argument(x):
     return np.sum(y * z)
 
 
+def a_rebound_only_in_a_branch(x):
+    y = x * 1.0
+    s = 0.0
+    for i in range(3):
+        z = y
+        if i == 1:
+            y = x * 2.0
+        y[0] = y[0] * x[1]
+        s = s + np.sum(z * x)
+    return s
+
+
+def a_copy_after_the_change_in_a_loop(x):
+    y = x * 1.0
+    s = 0.0
+    for i in range(2):
+        y[1] = y[1] * x[0]
+        z = y
+        s = s + np.sum(z * x)
+    return s
+
+
+def a_dead_alias_then_store(x):
+    y = x * 1.0
+    z = y
+    s = np.sum(z * x)
+    y[0] = y[1] * 3.0
+    return s + np.sum(y * x)
+
+
+def a_alias_read_again_in_a_loop(x):
+    y = x * 1.0
+    s = 0.0
+    for i in range(2):
+        z = y
+        s = s + np.sum(z * x)
+        y[0] = y[1] * x[2]
+    return s + np.sum(y)
+
+
+def _built_by_stores(v):
+    t = np.zeros(3)
+    t[0] = v[0] * 2.0
+    t[1] = v[1] * v[2]
+    return t
+
+
+def a_helper_array_built_in_a_loop(x):
+    s = 0.0
+    for i in range(3):
+        r = _built_by_stores(x * (i + 1.0))   # inlined: r = t, and the next call stores into a new t
+        s = s + np.sum(r * r)
+    return s
+
+
 # ==========================================================================
 # the table
 
@@ -1919,7 +1974,15 @@ def test_never_mutates_arguments_seeds_or_tangents(function, args, wrt, mode, op
 
 ALIASING = [case(a_aug_through_alias, V3), case(a_store_through_alias, V3),
             case(a_store_through_view, R23[:, :2].copy()), case(a_nested_def_writes_its_argument, V3),
-            case(a_store_through_loop_variable, R32), case(a_parameter_written_through_view, R32)]
+            case(a_store_through_loop_variable, R32), case(a_parameter_written_through_view, R32),
+            case(a_rebound_only_in_a_branch, V3), case(a_copy_after_the_change_in_a_loop, V3),
+            case(a_helper_array_built_in_a_loop, V3), case(a_dead_alias_then_store, V3),
+            case(a_alias_read_again_in_a_loop, V3)]
+
+
+def test_an_inlined_helper_building_an_array_in_a_loop_is_accepted():
+    for mode in ("reverse", "forward"):
+        assert "# _built_by_stores: " in srcad.source(a_helper_array_built_in_a_loop, mode=mode)
 
 
 @pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])

@@ -13,8 +13,10 @@ element store into, either name; a store into ``r`` where ``r = A[...]``.
 Not flagged: ``s = x[i]; s += 1`` (an element of a 1-D array is a new scalar);
 a change that cannot run after the copy (earlier in the text and in no loop
 around both); a change after which the other name is never read (it is dead:
-an inlined helper's parameter or result, say); the copy a ``return`` makes
-(the function leaves right after).
+an inlined helper's parameter, say); a change made after the changed name
+was bound again to a new array (``t = np.zeros(3)`` then ``t[0] = v`` in a
+loop whose previous pass copied ``t``); the copy a ``return`` makes (the
+function leaves right after).
 
 Example: ``z = y; z += 1.0`` fails with "... `z` shares its array with `y`
 (z = y); write z = y.copy() ...".
@@ -36,8 +38,8 @@ class Aliasing(Analysis):
 
     def analyse(self, unit):
         copies, views = {}, {}
-        statements, self.places = [], {}
-        _number(unit.tree.body, (), statements, self.places)
+        statements, self.places, self.ancestors = [], {}, {}
+        _number(unit.tree.body, (), statements, self.places, (), self.ancestors)
         self.statements = statements
         for stmt in statements:
             if syntax.annotation(stmt, RETURN_VALUE):
@@ -68,7 +70,8 @@ class Aliasing(Analysis):
             shared = partners.get(base.id)
             if shared is None and changed is not base and base.id in views:
                 shared = views[base.id]
-            if shared is not None and self._may_follow(stmt, shared[1]) and self._read_after(shared[0], stmt):
+            if shared is not None and self._may_follow(stmt, shared[1]) and self._read_after(shared[0], stmt) \
+                    and not self._rebound_between(base.id, shared[1], stmt):
                 other, origin = shared
                 raise unit.error(stmt, UnsupportedSyntaxError,
                                  f"changing `{base.id}` in place while `{other}` holds the same array "
@@ -92,18 +95,39 @@ class Aliasing(Analysis):
                 return True
         return False
 
+    def _rebound_between(self, name, start, end) -> bool:
+        """Whether every way from ``start`` to ``end`` passes a plain assignment to ``name``: one that
+        stands before ``end`` in a block holding ``end`` and runs after ``start`` (later in the text, or,
+        when ``start`` comes after ``end``, inside the innermost loop around both)."""
+        (start_at, start_loops), (end_at, end_loops) = self.places[id(start)], self.places[id(end)]
+        common = 0
+        while common < min(len(start_loops), len(end_loops)) and start_loops[common] == end_loops[common]:
+            common += 1
+        innermost = end_loops[common - 1] if common else None
+        for block, index in self.ancestors[id(end)]:
+            for candidate in block[:index]:
+                if not (isinstance(candidate, gast.Assign) and isinstance(candidate.targets[0], gast.Name)
+                        and candidate.targets[0].id == name):
+                    continue
+                at, loops = self.places[id(candidate)]
+                if start_at < at or start_at > end_at and innermost is not None and innermost in loops:
+                    return True
+        return False
+
     def _may_follow(self, change, copy) -> bool:
         """Whether ``change`` can run after ``copy``: later in the text, or in a loop around both."""
         (change_at, change_loops), (copy_at, copy_loops) = self.places[id(change)], self.places[id(copy)]
         return change_at > copy_at or bool(set(change_loops) & set(copy_loops))
 
 
-def _number(block, loops, statements, places) -> None:
-    """Statements in text order, each with its position and the loops around it."""
-    for stmt in block:
+def _number(block, loops, statements, places, chain, ancestors) -> None:
+    """Statements in text order, each with its position, the loops around it, and the blocks holding it
+    (with its own or its ancestor's index in each)."""
+    for index, stmt in enumerate(block):
         places[id(stmt)] = (len(statements), loops)
+        ancestors[id(stmt)] = chain + ((block, index),)
         statements.append(stmt)
         inner = loops + (id(stmt),) if isinstance(stmt, (gast.For, gast.While)) else loops
         for field in ("body", "orelse"):
             _number(getattr(stmt, field, []) if isinstance(stmt, (gast.If, gast.For, gast.While)) else [],
-                    inner, statements, places)
+                    inner, statements, places, ancestors[id(stmt)], ancestors)

@@ -35,6 +35,7 @@ Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
 from __future__ import annotations
 
 import inspect
+import threading
 import types
 from typing import Dict, List, Set
 
@@ -84,6 +85,14 @@ class InlineCalls(Transformation):
 
 def callees(root: ParsedFunction) -> List[ParsedFunction]:
     """The helpers of ``root.func`` to inline, parsed, in a fixed order (first use first)."""
+    _MEMO.trees = {}   # names per tree, for this call only (the trees do not change during it)
+    try:
+        return _callees(root)
+    finally:
+        _MEMO.trees = {}
+
+
+def _callees(root: ParsedFunction) -> List[ParsedFunction]:
     func = root.func
     closure_names = set(func.__code__.co_freevars)
     accepted: Dict[str, ParsedFunction] = {}
@@ -152,15 +161,34 @@ def _params(tree) -> List[str]:
     return [arg.id for arg in tree.args.args]
 
 
+_MEMO = threading.local()
+
+
+def _per_tree(compute):
+    """``compute(tree)``, remembered per tree during one ``callees`` call."""
+    def remembered(tree):
+        memo = getattr(_MEMO, "trees", None)
+        if memo is None:
+            return compute(tree)
+        key = (compute.__name__, id(tree))
+        if key not in memo:
+            memo[key] = (tree, compute(tree))
+        return memo[key][1]
+    return remembered
+
+
+@_per_tree
 def _local_names(tree) -> Set[str]:
     names = set(_params(tree)) | syntax.names_in(gast.Module(body=tree.body, type_ignores=[]), (gast.Store, gast.Param))
     return names | {node.name for stmt in tree.body for node in syntax.walk(stmt) if isinstance(node, gast.FunctionDef)}
 
 
+@_per_tree
 def _free_names(tree) -> Set[str]:
     return syntax.names_in(gast.Module(body=tree.body, type_ignores=[]), gast.Load) - _local_names(tree)
 
 
+@_per_tree
 def _called_names(tree) -> List[str]:
     """Names called as ``name(...)`` in ``tree``'s body, in order of first appearance."""
     found = []

@@ -226,7 +226,9 @@ class Simplify(Transformation):
         # dropped for any name one of whose assignments does not provably keep it, until none fails.
         steady = {n: n for n, c in counts.items() if c > 1 and n not in derivative_of}
         int_names = range_indices(tree.body)
-        scalars = _math_arguments(unit, parameters)
+        if "math_arguments" not in unit.facts:   # primal code, never rewritten: look once
+            unit.facts["math_arguments"] = _math_arguments(unit, parameters)
+        scalars = unit.facts["math_arguments"]
         for _ in range(4 * len(steady) + 2):
             shapes = self._table(parameters, steady, unit, derivative_of, int_names, scalars)
             seen: Dict[str, set] = {}
@@ -264,10 +266,11 @@ class Simplify(Transformation):
                         and not annotation(stmt, "primal"):
                     # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
                     # when either is later changed in place
-                    inner = rewrite.generic_visit(syntax.clone(stmt.value))
-                    whole = rewrite.visit(syntax.clone(inner))
-                    stmt.value = whole if is_fresh(whole, shapes.objects) or not is_fresh(inner, shapes.objects) \
-                        else inner
+                    whole = rewrite.visit(syntax.clone(stmt.value))
+                    if not is_fresh(whole, shapes.objects):   # the operands alone, rewritten, may stay fresh
+                        inner = rewrite.generic_visit(syntax.clone(stmt.value))
+                        whole = inner if is_fresh(inner, shapes.objects) else whole
+                    stmt.value = whole
                 else:
                     rewrite.visit(stmt)
                 if rewrite is not None and isinstance(stmt.value, gast.Subscript) \
