@@ -34,7 +34,6 @@ import inspect
 import threading
 import weakref
 
-import gast
 import numpy as np
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
@@ -43,6 +42,7 @@ from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
 from .pipeline import build
 from .source import parse_function, unwrap
 from .templates import REGISTRY
+from .variants import all_scalars, float_ranks, indexes_elements
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
 MODES = ("reverse", "forward")
@@ -149,13 +149,13 @@ class Derivative:
                 containers = containers or isinstance(args[position], _CONTAINERS)
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 return self._mirror(self._compiled(*args, **kwargs), args)
-            if self._scalar_variant is not False and not kwargs and args and _all_scalars(args):
+            if self._scalar_variant is not False and not kwargs and args and all_scalars(args):
                 function = self._scalar_function
                 if function is None or self._scalar_version != self._version:
                     function = self._load_scalar_variant()
                 return function(*args)
             if self._rank_variants is not False and not kwargs and args:
-                ranks = _float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
+                ranks = float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
                 if ranks is not None:
                     return self._rank_variant(ranks)(*args)
             return self._compiled(*args, **kwargs)
@@ -205,7 +205,7 @@ class Derivative:
         for the others the general derivative is as good, and is used.
         """
         if self._rank_variants is None:
-            self._rank_variants = {} if _indexes_elements(self.func) else False
+            self._rank_variants = {} if indexes_elements(self.func) else False
             if self._rank_variants is False:
                 return self._compiled
         variant = self._rank_variants.get(ranks)
@@ -261,7 +261,6 @@ class Derivative:
         self._version = version
 
 
-_SCALAR_TYPES = frozenset({float, int, np.float64, np.float32})
 _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
 _CONTAINERS = (tuple, list, dict)
 
@@ -277,45 +276,6 @@ def _like_structure(gradient, argument):
         return {key: _like_structure(value, argument[key]) if key in argument else value
                 for key, value in gradient.items()}
     return gradient
-
-
-def _float_ranks(args) -> Optional[Tuple[int, ...]]:
-    """Each argument's rank when all are float arrays or scalars (else None: no specialisation)."""
-    ranks = []
-    for arg in args:
-        kind = arg.__class__
-        if kind is np.ndarray:
-            if arg.dtype.kind != "f":
-                return None
-            ranks.append(arg.ndim)
-        elif kind in _SCALAR_TYPES:
-            ranks.append(0)
-        else:
-            return None
-    return tuple(ranks)
-
-
-def _indexes_elements(func) -> bool:
-    """Whether a loop of ``func`` stores into an array element by element (``A[i, j] = ...``)."""
-    try:
-        tree = parse_function(func).tree
-    except SrcadError:
-        return False
-    for loop in gast.walk(tree):
-        if isinstance(loop, (gast.For, gast.While)):
-            for node in gast.walk(loop):
-                targets = node.targets if isinstance(node, gast.Assign) else \
-                    [node.target] if isinstance(node, gast.AugAssign) else []
-                if any(isinstance(t, gast.Subscript) for t in targets):
-                    return True
-    return False
-
-
-def _all_scalars(args) -> bool:
-    for arg in args:
-        if arg.__class__ not in _SCALAR_TYPES:
-            return False
-    return True
 
 
 def _bind(function, obj):

@@ -72,6 +72,15 @@ def halve_until_small(x):
     return np.sum(np.tanh(x))
 
 
+def sigmoid(v):
+    return 1.0 / (1.0 + np.exp(-v))
+
+
+def gated(x, w):
+    g = sigmoid(w * x)   # a helper of this module: inlined
+    return np.sum(g * x)
+
+
 GOLDEN_CASES = [
     ("cube_scale", cube_scale, 0, "reverse"),
     ("tanh_loss", tanh_loss, 0, "reverse"),
@@ -91,4 +100,6 @@ GOLDEN_CASES = [
     ("smooth_rows", smooth_rows, 0, "reverse"),
     ("smooth_rows_forward", smooth_rows, 0, "forward"),
     ("halve_until_small", halve_until_small, 0, "reverse"),
+    ("gated_with_helper", gated, (0, 1), "reverse"),
+    ("gated_with_helper_forward", gated, (0, 1), "forward"),
 ]

@@ -95,6 +95,7 @@ GOLDEN_INPUTS = {
     "piecewise": lambda rng: (rng.standard_normal(3),),
     "smooth_rows": lambda rng: (rng.standard_normal((4, 3)),),
     "halve_until_small": lambda rng: (rng.standard_normal(3) * 2.0,),
+    "gated": lambda rng: (rng.standard_normal(3), rng.standard_normal(3)),
 }
 
 

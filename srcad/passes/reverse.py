@@ -25,6 +25,14 @@ The tape (one list, ``tape``):
 Pushes whose pops are never read are removed by ``cleanup``, so the tape
 holds only what the backward pass reads.
 
+Loop nests of element stores (``A[i, j] = e``, ``A[i, j] += B[i, k] * C[k, j]``)
+need no tape in the variant for known argument ranks (option ``param_ranks``,
+built by ``api.Derivative`` when a function whose loops store element by
+element gets float arrays): ``shapes`` then knows ``B[i, k]`` is a scalar, so
+``simplify`` drops the broadcast helpers and copies whose operands the tape
+held, ``recompute`` reads elements of read-only parameters again instead of
+saving them, and ``cleanup`` drops every push left unread.
+
 Accumulation (``adjoints.AdjointState``, mixed in).  The first contribution
 to ``dx`` is assigned, later ones are added: in place (``dx += e``) only when
 ``dx`` holds an array the derivative created and nothing else holds;
