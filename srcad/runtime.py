@@ -121,7 +121,9 @@ def _basic_index(index) -> bool:
 
 def add_at(target, index, grad):
     """``target[index] += grad`` that also adds repeated fancy indices; ``target`` is owned."""
-    if isinstance(target, (list, dict)):
+    if target.__class__ is np.ndarray and index.__class__ is int:
+        target[index] += grad
+    elif isinstance(target, (list, dict)):
         target[index] = add_structures(target[index], grad)
     elif _basic_index(index):
         target[index] += grad

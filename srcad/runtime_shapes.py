@@ -42,6 +42,14 @@ def unconcatenate(grad, arrays, axis=0):
     """
     if axis is None:
         return _split_back(np.ravel(grad), arrays, [(np.size(item),) for item in arrays], 0)
+    if axis == 0 and grad.__class__ is np.ndarray and isinstance(arrays, (list, tuple)) \
+            and all(item.__class__ is np.ndarray and item.ndim == grad.ndim for item in arrays):
+        pieces, start = [], 0   # the common case: arrays of the gradient's rank, joined along axis 0
+        for item in arrays:
+            stop = start + item.shape[0]
+            pieces.append(grad[start:stop])
+            start = stop
+        return pieces
     return _split_back(grad, arrays, [np.shape(item) for item in arrays], axis)
 
 
@@ -51,6 +59,8 @@ def unstack(grad, arrays, axis=0):
     Example: ``unstack(np.array([[1.0, 2.0], [3.0, 4.0]]), [np.zeros(2), np.zeros(2)], axis=1)``
     is ``[array([1., 3.]), array([2., 4.])]``.
     """
+    if axis == 0 and grad.__class__ is np.ndarray and isinstance(arrays, (list, tuple)):
+        return [grad[i] for i in range(len(arrays))]   # rows of the gradient: each shaped like its item
     return _per_item([np.take(grad, i, axis=axis) for i in range(len(arrays))], arrays)
 
 

@@ -90,7 +90,14 @@ def _original_line(filename: str, lineno: int) -> Optional[str]:
 
 
 def _user_place(func, original: str) -> Optional[Tuple[str, int]]:
-    """(file, line) of the first line of ``func``'s source that reads ``original``."""
+    """(file, line) of the first line of ``func``'s source that reads ``original``; a line quoted as
+    ``helper: text`` comes from a helper inlined into ``func``, and is looked up in the helper."""
+    helper_name, separator, text = original.partition(": ")
+    helper = getattr(func, "__globals__", {}).get(helper_name) if separator else None
+    if inspect.isfunction(helper) and helper is not func:
+        place = _user_place(helper, text)
+        if place is not None:
+            return place
     try:
         lines, first = inspect.getsourcelines(func)
     except (OSError, TypeError):

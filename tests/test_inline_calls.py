@@ -287,3 +287,24 @@ def caller(x):
     assert "hidden = np.tanh(x)" in source, source
     assert "smooth_result" not in source, source
     check_reverse(caller, _inputs([(3,)]), "x")
+
+
+def test_an_error_in_inlined_code_names_the_helper_line(tmp_path, monkeypatch):
+    module = tmp_path / "helper_runtime_error_module.py"
+    module.write_text(textwrap.dedent("""\
+        import numpy as np
+
+
+        def helper(v, k):
+            return v[k] * 2.0
+
+
+        def caller(x):
+            return helper(x, 7)
+        """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import helper_runtime_error_module
+    with pytest.raises(IndexError) as caught:
+        srcad.grad(helper_runtime_error_module.caller)(np.ones(3))
+    notes = "\n".join(getattr(caught.value, "__notes__", [])) + str(caught.value)
+    assert "helper_runtime_error_module.py:5" in notes, notes
