@@ -139,6 +139,15 @@ class Derivative:
         try:
             if self._version != REGISTRY.version or self._watched and self._scope_changed():
                 self._load()
+            if self._scalar_variant is not False and not kwargs and args:   # floats only: the quickest way
+                for arg in args:
+                    if arg.__class__ not in _FLOATS:
+                        break
+                else:
+                    function = self._scalar_function
+                    if function is None or self._scalar_version != self._version:
+                        function = self._load_scalar_variant()
+                    return function(*args)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
@@ -263,6 +272,7 @@ class Derivative:
 
 _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
 _CONTAINERS = (tuple, list, dict)
+_FLOATS = frozenset({float, np.float64, np.float32})
 
 
 def _like_structure(gradient, argument):

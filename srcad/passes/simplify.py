@@ -25,6 +25,7 @@ from collections import Counter
 from typing import Dict
 
 import gast
+import numpy as np
 
 from .. import runtime, syntax
 from ..syntax import annotate, annotation
@@ -189,6 +190,18 @@ class _Rewrite(gast.NodeTransformer):
             grad_shape = self.shapes.of(node.args[0])
             if grad_shape is not None and grad_shape == self.shapes.of(node.args[1]):
                 return self._replace(node.args[0])
+        if function is np.sum and len(node.args) == 1 and isinstance(node.args[0], gast.BinOp) \
+                and isinstance(node.args[0].op, gast.Mult) and all(k.arg in ("axis", "keepdims") for k in node.keywords):
+            factors = _factors(node.args[0])
+            numbers = [_number(f) for f in factors]
+            rest = [f for f, n in zip(factors, numbers) if n is None]
+            if rest and sum(n is not None for n in numbers) == 1:   # np.sum(a * 2 * b) -> 2 * np.sum(a * b)
+                constant = factors[[n is not None for n in numbers].index(True)]
+                product = rest[0]
+                for factor in rest[1:]:
+                    product = gast.BinOp(left=product, op=gast.Mult(), right=factor)
+                node.args = [product]   # one pass over a whole array fewer
+                return self._replace(gast.BinOp(left=constant, op=gast.Mult(), right=node))
         if function is runtime.copied and len(node.args) == 1 and self.shapes.of(node.args[0]) == SCALAR:
             return self._replace(node.args[0])   # a scalar is never changed in place: no copy needed
         return node

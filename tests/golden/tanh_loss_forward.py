@@ -10,5 +10,5 @@ def dtanh_loss(w, x, y, dw):
     dprediction = dw * x * (1.0 - prediction * prediction)
     # return np.sum((prediction - y) ** 2)
     prediction_minus_y = prediction - y
-    dout = np.sum(broadcast_like(dprediction, prediction_minus_y) * 2 * prediction_minus_y)
+    dout = 2 * np.sum(broadcast_like(dprediction, prediction_minus_y) * prediction_minus_y)
     return dout
