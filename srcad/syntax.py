@@ -12,6 +12,7 @@ Example::
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Iterable, Iterator, List, Optional, Set
 
 import gast
@@ -108,6 +109,24 @@ def walk(node) -> List:
             elif value.__class__ is list:
                 stack.extend(item for item in value if isinstance(item, ast_class))
     return found
+
+
+def load_counts(nodes) -> Counter:
+    """How often each name is read in ``nodes`` (a node or a list of them)."""
+    counts, stack, name_class, load_class, ast_class = Counter(), list(nodes) if isinstance(nodes, list) \
+        else [nodes], gast.Name, gast.Load, gast.AST
+    while stack:
+        current = stack.pop()
+        if current.__class__ is name_class:
+            if current.ctx.__class__ is load_class:
+                counts[current.id] += 1
+            continue
+        for value in current.__dict__.values():
+            if isinstance(value, ast_class):
+                stack.append(value)
+            elif value.__class__ is list:
+                stack.extend(item for item in value if isinstance(item, ast_class))
+    return counts
 
 
 def loaded_names(node) -> Set[str]:

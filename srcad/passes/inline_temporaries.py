@@ -52,8 +52,7 @@ class InlineTemporaries(Transformation):
         statements = list(syntax.iter_statements(tree.body))
         self.assigned = Counter(n for s in statements if isinstance(s, (gast.Assign, gast.AugAssign))
                                 for n in written_names(s))
-        self.reads = Counter(node.id for s in tree.body for node in syntax.walk(s)
-                             if node.__class__ is gast.Name and isinstance(node.ctx, gast.Load))
+        self.reads = syntax.load_counts(tree.body)
         self.sharing = MemorySharing(tree)
         return self._block(tree.body)
 

@@ -25,12 +25,7 @@ from . import Transformation
 
 def _load_counts(statements) -> Counter:
     """How often each name is read in ``statements``."""
-    reads = Counter()
-    for stmt in statements:
-        for node in syntax.walk(stmt):
-            if node.__class__ is gast.Name and isinstance(node.ctx, gast.Load):
-                reads[node.id] += 1
-    return reads
+    return syntax.load_counts(list(statements))
 
 
 class PropagateCopies(Transformation):
