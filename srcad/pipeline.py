@@ -10,7 +10,7 @@ need.  ``observe(stage_name, source)`` is called after every stage when given
 Example::
 
     >>> PIPELINES["reverse"][:3]
-    ('syntax_check', 'resolve', 'normalize')
+    ('syntax_check', 'inline_calls', 'resolve')
 """
 from __future__ import annotations
 
