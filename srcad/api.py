@@ -144,10 +144,7 @@ class Derivative:
                     if arg.__class__ not in _FLOATS:
                         break
                 else:
-                    function = self._scalar_function
-                    if function is None or self._scalar_version != self._version:
-                        function = self._load_scalar_variant()
-                    return function(*args)
+                    return self._scalar_function_now()(*args)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
@@ -159,10 +156,7 @@ class Derivative:
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 return self._mirror(self._compiled(*args, **kwargs), args)
             if self._scalar_variant is not False and not kwargs and args and all_scalars(args):
-                function = self._scalar_function
-                if function is None or self._scalar_version != self._version:
-                    function = self._load_scalar_variant()
-                return function(*args)
+                return self._scalar_function_now()(*args)
             if self._rank_variants is not False and not kwargs and args:
                 ranks = float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
                 if ranks is not None:
@@ -196,6 +190,13 @@ class Derivative:
         return WrtError(f"cannot differentiate {getattr(self.func, '__name__', 'f')} with respect to `{name}`: "
                         f"it is {kind}, which has no derivative; pass floats (e.g. {name}=float(...) or "
                         f"{name}.astype(float)), or leave `{name}` out of wrt")
+
+    def _scalar_function_now(self):
+        """The all-scalar variant's function, (re)built when missing or stale."""
+        function = self._scalar_function
+        if function is None or self._scalar_version != self._version:
+            function = self._load_scalar_variant()
+        return function
 
     def _load_scalar_variant(self):
         """All arguments are scalars: the variant generated knowing it (no broadcasting helpers)."""

@@ -111,7 +111,7 @@ class AdjointState:
         """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""
         unit, state = self.unit, self.state
 
-        placeholders, filled = self.placeholders, self.frame.helper("filled_like")
+        placeholders, filled = self.placeholders, self._filled
 
         class ReadAdjoints(gast.NodeTransformer):
             def visit_Subscript(self, sub):
@@ -121,9 +121,7 @@ class AdjointState:
                 atom = sub.slice
                 if isinstance(atom, gast.Name) and (atom.id == target or atom.id in state):
                     adjoint = syntax.name(unit.namer.derivative(atom.id))
-                    if atom.id in placeholders:   # may still be the 0.0 it started as: give it v's shape
-                        return syntax.call(syntax.clone(filled), [adjoint, syntax.name(atom.id)])
-                    return adjoint
+                    return filled(atom.id) if atom.id in placeholders else adjoint
                 return syntax.constant(0.0)
 
         return ReadAdjoints().visit(node)
@@ -159,6 +157,11 @@ class AdjointState:
             return self.state.get(source, False)
         return False
 
+    def _filled(self, name):
+        """``filled_like(d<name>, <name>)``: the adjoint, given ``name``'s shape if it may still be 0.0."""
+        return syntax.call(self.frame.helper("filled_like"),
+                           [syntax.name(self.unit.namer.derivative(name)), syntax.name(name)])
+
     def _make_owned(self, name) -> List:
         if self.state.get(name):
             return []
@@ -177,8 +180,7 @@ class AdjointState:
             self.state[name] = True
         statements += self._make_owned(name)
         if name in self.placeholders:   # still 0.0 if nothing was added yet: an array before storing into it
-            statements.append(syntax.assign(adjoint, syntax.call(self.frame.helper("filled_like"),
-                                                                 [syntax.name(adjoint), atom])))
+            statements.append(syntax.assign(adjoint, self._filled(name)))
         # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
         # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
         entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))

@@ -159,6 +159,20 @@ def constant_index(index, int_names=frozenset()) -> bool:
     return False
 
 
+def int_index(node, int_names) -> bool:
+    """An index that is an int: int constants and ``int_names`` (loop indices), under ``+ - * // %`` and
+    unary ``-``/``+``."""
+    if isinstance(node, gast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if isinstance(node, gast.Name):
+        return node.id in int_names
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return int_index(node.operand, int_names)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
+        return int_index(node.left, int_names) and int_index(node.right, int_names)
+    return False
+
+
 def range_indices(body):
     """Names that only ever hold ints: the targets of ``for ... in range(...)`` loops, never reassigned."""
     targets = {s.target.id for s in syntax.iter_statements(body)

@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Set
 import gast
 
 from .. import syntax
-from .frame import range_indices
+from .frame import int_index, range_indices
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 # operations whose adjoint never reads their own result
@@ -80,20 +80,8 @@ def _is_arithmetic(node, scalars: Set[str]) -> bool:
         return isinstance(node.op, gast.USub) and _is_arithmetic(node.operand, scalars)
     if isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name):   # B[i, k] of a read-only B
         parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
-        return f"{node.value.id}[{len(parts)}]" in scalars and all(_is_index(p, scalars) for p in parts)
+        return f"{node.value.id}[{len(parts)}]" in scalars and all(int_index(p, scalars) for p in parts)
     return False
-
-
-def _is_index(node, scalars: Set[str]) -> bool:
-    """An int index: ints, scalar names (loop indices) and ``+ - * // %`` of them."""
-    if isinstance(node, gast.Name):
-        return node.id in scalars
-    if isinstance(node, gast.Constant):
-        return isinstance(node.value, int) and not isinstance(node.value, bool)
-    if isinstance(node, gast.BinOp):
-        return isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)) \
-            and _is_index(node.left, scalars) and _is_index(node.right, scalars)
-    return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub) and _is_index(node.operand, scalars)
 
 
 def _result_free(value) -> bool:

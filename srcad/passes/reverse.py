@@ -197,6 +197,14 @@ class ReverseMode(AdjointState, Transformation):
             self.recompute_names[id(block)] = {name: self.unit.namer.fresh(name) for name in sorted(chosen)}
         return chosen
 
+    def _recomputed(self, stmt) -> List:
+        """Copies of the temporaries to recompute before ``stmt``'s adjoint: derivative code now, free to
+        simplify and inline."""
+        definitions = [syntax.clone(d) for d in self.recompute_at.get(id(stmt), [])]
+        for definition in definitions:
+            syntax.annotate(definition, "primal", False)
+        return definitions
+
     def _checkpoint_pushes(self, block, names) -> List:
         """Pushes of the names ``block`` bound first, one pair per name (shared by every exit)."""
         pairs = self.checkpoint_pairs.setdefault(id(block), [])
@@ -223,17 +231,13 @@ class ReverseMode(AdjointState, Transformation):
 
     def _backward_statement(self, stmt) -> List:
         if is_store(stmt):   # temporaries recomputed for it read no element of the array it stores into
-            recomputed = [syntax.annotate(d, "primal", False) or d
-                          for d in syntax.clone(self.recompute_at.get(id(stmt), []))]
-            return recomputed + self._store(stmt) + self.pops.get(id(stmt), [])
+            return self._recomputed(stmt) + self._store(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
             # an adjoint nothing contributed to is zero: the statement then needs no adjoint code
             target = stmt.targets[0]
             code = self._statement(stmt) if self.activity.is_active(target) and target.id in self.state else []
             self.state.pop(stmt.targets[0].id, None)
-            recomputed = [syntax.clone(d) for d in self.recompute_at.get(id(stmt), [])]
-            for definition in recomputed:   # derivative code now, free to simplify and inline
-                syntax.annotate(definition, "primal", False)
+            recomputed = self._recomputed(stmt)
             pops = self.pops.get(id(stmt), [])
             if any(target.id in syntax.loaded_names(s) for s in code):
                 assert not recomputed or not any(target.id in syntax.loaded_names(d) for d in recomputed), \
@@ -313,8 +317,7 @@ class ReverseMode(AdjointState, Transformation):
         if array not in self.state or not self.activity.is_active(syntax.name(array)):
             return []
         adjoint = self.unit.namer.derivative(array)
-        filled = [] if array not in self.placeholders else [syntax.assign(adjoint, syntax.call(
-            self.frame.helper("filled_like"), [syntax.name(adjoint), syntax.name(array)]))]   # maybe still 0.0
+        filled = [syntax.assign(adjoint, self._filled(array))] if array in self.placeholders else []
         element = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Load())
         copied = syntax.call(self.frame.helper("copied"), [element])   # a view would see the zeroing
         value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])

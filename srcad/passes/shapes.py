@@ -27,7 +27,7 @@ import gast
 import numpy as np
 
 from .. import runtime
-from .frame import constant_index
+from .frame import constant_index, int_index
 
 SCALAR = "()"
 _REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std)
@@ -97,7 +97,7 @@ class ShapeTable:
             parts = node.slice.elts if isinstance(node.slice, gast.Tuple) else [node.slice]
             if base is None or len(parts) > base:
                 return None
-            if all(isinstance(p, gast.Slice) or _int_index(p, self.int_names) for p in parts):
+            if all(isinstance(p, gast.Slice) or int_index(p, self.int_names) for p in parts):
                 return base - sum(1 for p in parts if not isinstance(p, gast.Slice))
             return None
         if isinstance(node, gast.Call):
@@ -106,7 +106,7 @@ class ShapeTable:
 
     def _int_expression(self, node) -> bool:
         """An expression that is an int: ``len(x)``, ``x.shape[0]``, loop indices, ints, and arithmetic."""
-        if _int_index(node, self.int_names or frozenset()):
+        if int_index(node, self.int_names or frozenset()):
             return True
         if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv)):
             return self._int_expression(node.left) and self._int_expression(node.right)
@@ -190,19 +190,6 @@ class ShapeTable:
         if function is runtime.maximum_share and len(args) == 2:
             return _combine(self.of(args[0]), self.of(args[1]))
         return None
-
-
-def _int_index(node, int_names) -> bool:
-    """An index that is an int: int constants and loop indices, under ``+ - * // %`` and unary minus."""
-    if isinstance(node, gast.Constant):
-        return isinstance(node.value, int) and not isinstance(node.value, bool)
-    if isinstance(node, gast.Name):
-        return node.id in int_names
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return _int_index(node.operand, int_names)
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
-        return _int_index(node.left, int_names) and _int_index(node.right, int_names)
-    return False
 
 
 def _is_int(node) -> bool:
