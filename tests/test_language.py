@@ -1538,6 +1538,48 @@ def r_early_return_then_while_return(w, x):
     return x[-1] * 2.0
 
 
+def r_branch_value_then_overwritten(y):
+    # regression: the branch's backward sweep reads the t the branch computed, not the later one
+    x = y * 1.0
+    if y[0] < 0.0:
+        t = y ** 2
+        x = np.sin(t)
+    t = y * 3.0
+    return np.sum(x * t)
+
+
+def r_branch_value_then_overwritten_in_a_branch(y, c):
+    # regression: t may be unbound when the second branch overwrites it; its old value is saved if bound
+    x = y * 1.0
+    if c > 0:
+        t = y ** 2
+        x = np.sin(t)
+    if c > 1:
+        t = y * 3.0
+    return np.sum(x * t)
+
+
+def r_branch_value_then_overwritten_in_a_loop(y, c):
+    x = y * 1.0
+    if c > 0:
+        t = y ** 2
+        x = np.sin(t)
+    for i in range(2):
+        t = y * 3.0 + i
+        x = x * t
+    return np.sum(x * t)
+
+
+def r_helper_inlined_twice(y):
+    # regression: both inlined copies of the helper bind its local t
+    return np.sum(r_helper_with_a_local(y) * r_helper_with_a_local(y[::-1] * 2.0))
+
+
+def r_helper_with_a_local(a):
+    t = np.exp(np.tanh(a)) ** 2
+    return np.log(1.0 + np.sin(t) * np.sin(t))
+
+
 def r_nested_loop_returns(y):
     # regression: `if returned: break else: ... returned = True` -- the backward sweep must branch on
     # the flag's value when it was tested, not after the arm set it
@@ -1637,6 +1679,13 @@ CASES = [
     case(r_self_store, arr(0.3, -0.7, 1.2), 0.4, wrt=None),
     case(r_nested_continue, arr(0.4, -0.5), label="skips"),
     case(r_nested_continue, arr(0.4, 0.5), label="runs"),
+    case(r_branch_value_then_overwritten, arr(-0.5, 0.3, 0.7), label="branch"),
+    case(r_branch_value_then_overwritten, arr(0.5, 0.3, 0.7), label="straight"),
+    case(r_branch_value_then_overwritten_in_a_branch, arr(-0.5, 0.3, 0.7), 2, label="both"),
+    case(r_branch_value_then_overwritten_in_a_branch, arr(-0.5, 0.3, 0.7), 1, label="first"),
+    case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 1, label="branch"),
+    case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 0, label="loop"),
+    case(r_helper_inlined_twice, arr(-0.5, 0.3, 0.7)),
     case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),
     case(r_nested_loop_returns, arr(0.3, 0.1), label="outer"),
     case(r_nested_loop_returns, arr(-0.3, 0.1), label="none"),

@@ -21,8 +21,10 @@ from __future__ import annotations
 from typing import Iterable, List, Set
 
 import gast
+import numpy as np
 
 from .. import syntax
+from ..operators import METADATA_ATTRIBUTES
 
 
 def target_name(target) -> str:
@@ -37,24 +39,95 @@ def is_store(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
+SCALAR_ELEMENT = "scalar_element"   # annotation of ``t = A[i, j]`` reading one element of a known-rank array
+
 _FRESH_RESULTS = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)   # never views
+
+
+# NumPy functions whose result is always a new array (or a number), never a view of an argument
+_NEW_ARRAY_FUNCTIONS = frozenset({
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "filled_like",
+    "arange", "linspace", "eye", "identity", "copy", "array", "sum", "mean", "prod", "max", "min",
+    "dot", "matmul", "outer", "einsum", "concatenate", "stack"})
+
+
+# runtime helpers whose result may be (a view of) one argument: its position
+_RUNTIME_PASSES_ON = {"unbroadcast": 0, "unreduce": 0, "broadcast_like": 0, "check_seed": 1}
+
+
+def _makes_new_array(func, local) -> bool:
+    """Whether calling ``func`` (``np.zeros``, ``np.exp``, ``math.sin``) surely returns a new value.
+
+    Only module functions count (``np.copy``, not a method ``x.copy`` or a user's own ``copy``),
+    and the runtime's ``zeros_like``, ``filled_like`` and ``copied``.
+    """
+    if isinstance(func, gast.Name):
+        return func.id in ("zeros_like", "filled_like", "copied") and func.id not in local
+    if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)) or func.value.id in local:
+        return False
+    return func.value.id == "math" or func.attr in _NEW_ARRAY_FUNCTIONS \
+        or isinstance(getattr(np, func.attr, None), np.ufunc)
 
 
 class MemorySharing:
     """Over-approximates which names may share memory (one is a view or alias of another).
 
-    A name may share memory with every name any of its assignments reads, and
+    A name may share memory with every array its assignments read, and
     transitively: ``Y_0 = Y[0]`` makes ``Y_0`` share with ``Y``.  Arithmetic
-    (``a * b``, ``-a``) makes a new value, so it shares with nothing.
+    (``a * b``, ``-a``) makes a new value, so it shares with nothing; neither
+    do metadata (``Y.shape``), subscript indices, or the module a function
+    comes from (``np`` in ``np.zeros(t)``).
     """
 
     def __init__(self, tree):
         self.sources = {}
+        self.local = {arg.id for arg in tree.args.args + tree.args.kwonlyargs} | assigned_anywhere(tree.body)
         for stmt in syntax.iter_statements(tree.body):
-            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, _FRESH_RESULTS):
+            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, _FRESH_RESULTS) \
+                    and not syntax.annotation(stmt, SCALAR_ELEMENT):   # a scalar is a copy, never a view
                 for name in syntax.stored_names(stmt.targets[0]):
-                    self.sources.setdefault(name, set()).update(syntax.loaded_names(stmt.value))
+                    self.sources.setdefault(name, set()).update(self._arrays_read(stmt.value))
         self._closure = {}
+        self._viewers = None
+
+    def _arrays_read(self, node) -> Set[str]:
+        """Names whose memory the value of ``node`` may be, or be a view of."""
+        if isinstance(node, gast.Name):
+            return {node.id}
+        if isinstance(node, gast.Attribute):
+            return set() if node.attr in METADATA_ATTRIBUTES else self._arrays_read(node.value)
+        if isinstance(node, gast.Subscript):
+            return self._arrays_read(node.value)
+        if isinstance(node, gast.Call):
+            if _makes_new_array(node.func, self.local):
+                return set()
+            passed = _RUNTIME_PASSES_ON.get(getattr(node.func, "id", None))
+            if passed is not None and node.func.id not in self.local and len(node.args) > passed:
+                return self._arrays_read(node.args[passed])   # the other arguments give only a shape
+            found = set()
+            for argument in node.args + [keyword.value for keyword in node.keywords]:
+                found |= self._arrays_read(argument)
+            if isinstance(node.func, gast.Attribute):   # a method call reads its object; a module function does not
+                root = node.func.value
+                while isinstance(root, gast.Attribute):
+                    root = root.value
+                if not (isinstance(root, gast.Name) and root.id not in self.local):
+                    found |= self._arrays_read(node.func.value)
+            return found
+        return syntax.loaded_names(node)
+
+    def connected(self, name: str) -> Set[str]:
+        """``name``, the names it may view, and the names that may view it.
+
+        A store into ``Y`` changes what ``Y``'s views and aliases (``Z = Y``) read,
+        as well as what the arrays ``Y`` views read.
+        """
+        if self._viewers is None:
+            self._viewers = {}
+            for target in self.sources:
+                for source in self.reachable({target}):
+                    self._viewers.setdefault(source, set()).add(target)
+        return self.reachable({name}) | self._viewers.get(name, set())
 
     def reachable(self, names: Set[str]) -> Set[str]:
         """``names`` and every name they may share memory with."""

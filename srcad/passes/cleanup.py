@@ -21,8 +21,8 @@ import gast
 
 from .. import syntax
 from ..operators import METADATA_ATTRIBUTES
+from .blocks import SCALAR_ELEMENT, MemorySharing
 from .frame import PAIR
-from .simplify import SCALAR_ELEMENT
 from . import Transformation
 
 # Helpers that change their first argument in place instead of returning a value.
@@ -61,6 +61,7 @@ class Cleanup(Transformation):
         self.viewed = {s.value.value.id for s in syntax.iter_statements(unit.tree.body)
                        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
                        and isinstance(s.value.value, gast.Name) and not syntax.annotation(s, SCALAR_ELEMENT)}
+        self.sharing = MemorySharing(unit.tree)
         self.dead_pairs: Set[int] = set()
         self.changed = False
         self.dry = False            # True while iterating loop liveness: decide, change nothing
@@ -103,7 +104,7 @@ class Cleanup(Transformation):
             target = stmt.targets[0]
             restored = _base_name(target)
             if isinstance(target, gast.Subscript):
-                dead = restored not in live and restored not in self.viewed
+                dead = not any(name in live or name in self.viewed for name in self.sharing.connected(restored))
             else:
                 dead = not _is_live(restored, live)
             if dead or pair in self.dead_pairs:

@@ -8,7 +8,11 @@ Contract: ``t = e`` is removed and its one read replaced by ``e`` when
   source-line comment, and no statement in between is compound or writes
   (or updates in place) ``t``, any name ``e`` reads, or any array those may
   be views of;
-- neither statement is the user's own (primal) code or a tape operation;
+- neither statement is a tape operation, and both are the user's own (primal)
+  code or both derivative code: a primal temporary folds back into the user's
+  expression it was split from (``prod = a * b`` ... ``y = prod + c`` becomes
+  ``y = a * b + c`` when nothing else reads ``prod``), so the forward sweep
+  frees it as early as the user's code does;
 - the statement that reads ``t`` stays under 100 characters.
 Evaluation order is kept: ``e`` is still evaluated once, after the same
 values were computed.  Says whether anything changed.  The pipeline runs it in
@@ -73,8 +77,9 @@ class InlineTemporaries(Transformation):
     def _inline_at(self, body, index) -> bool:
         stmt = body[index]
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)) \
-                or syntax.annotation(stmt, "primal") or syntax.annotation(stmt, PAIR) is not None:
+                or syntax.annotation(stmt, PAIR) is not None:
             return False
+        primal = bool(syntax.annotation(stmt, "primal"))
         name = stmt.targets[0].id
         if name in self.keep or self.assigned[name] != 1 or self.reads[name] != 1:
             return False
@@ -84,7 +89,8 @@ class InlineTemporaries(Transformation):
                     or syntax.is_comment(later)):   # never across the comment of another source line
                 return False
             if name in syntax.loaded_names(later):
-                if syntax.annotation(later, "primal") or not isinstance(later, (gast.Assign, gast.AugAssign)):
+                if bool(syntax.annotation(later, "primal")) != primal \
+                        or not isinstance(later, (gast.Assign, gast.AugAssign)):
                     return False
                 candidate = _Replace(name, stmt.value).visit(syntax.clone(later))
                 if too_long(candidate):

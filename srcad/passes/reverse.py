@@ -92,6 +92,7 @@ class ReverseMode(AdjointState, Transformation):
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
+        self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.bindings = bindings_in(body)
         self.arrays = array_names(body) | {name for name, rank in parameter_ranks(unit).items() if rank}
         self.int_names = range_indices(body)
@@ -130,10 +131,13 @@ class ReverseMode(AdjointState, Transformation):
                 name = stmt.targets[0].id
                 if name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
+                elif name in self.maybe_bound:   # bound by an earlier branch, or not at all
+                    out.append(self._push(stmt, _value_if_bound(name), syntax.store(name)))
                 elif in_loop and name not in recomputed:
                     block_locals.append(name)
                 out.append(stmt)
                 bound.add(name)
+                self.maybe_bound.add(name)
             elif is_store(stmt):
                 target = stmt.targets[0]
                 saved = syntax.call(f"{self.frame.numpy}.copy", [gast.Subscript(
@@ -367,3 +371,9 @@ class ReverseMode(AdjointState, Transformation):
             header = gast.For(target=syntax.clone(loop.target), iter=syntax.call("reversed", [iterations]),
                               body=body or [gast.Pass()], orelse=[], type_comment=None)
         return pre + [header]
+
+
+def _value_if_bound(name: str):
+    """``locals().get('name')``: the value of a name an earlier branch may have left unbound (None if so)."""
+    lookup = gast.Attribute(value=syntax.call("locals"), attr="get", ctx=gast.Load())
+    return gast.Call(func=lookup, args=[syntax.constant(name)], keywords=[])

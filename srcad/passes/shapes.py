@@ -59,6 +59,7 @@ class ShapeTable:
                                                  for p in parameters if p not in derivative_of}
         self.objects = objects
         self.derivative_of = derivative_of
+        self.definitions: Dict[str, object] = {}   # name assigned once -> its value
 
     def token(self, name: str) -> Optional[str]:
         if name in self.tokens:
@@ -73,12 +74,26 @@ class ShapeTable:
             known = self.of(value)
         # An unknown shape still equals itself: the name becomes its own token.
         self.tokens[name] = known if known is not None else name
+        self.definitions[name] = value
         if isinstance(value, gast.Tuple):
             self.tuple_lengths[name] = len(value.elts)
         elif known is None or known not in self.ranks and known != SCALAR:
             rank = self.rank(value)
             if rank is not None:
                 self.ranks[self.tokens[name]] = rank
+
+    def broadcasts_into(self, inner: str, outer: str, depth: int = 4) -> bool:
+        """Whether name ``inner``'s shape provably broadcasts to name ``outer``'s shape.
+
+        True when the two share a token, or ``outer`` was computed elementwise
+        (``+ - * /``, negation) from something ``inner`` broadcasts into.
+        """
+        token = self.token(inner)
+        if token is not None and token == self.token(outer):
+            return True
+        value = self.definitions.get(outer)
+        return depth > 0 and value is not None and any(
+            self.broadcasts_into(inner, leaf, depth - 1) for leaf in elementwise_leaves(value))
 
     def rank(self, node) -> Optional[int]:
         """The number of dimensions of expression ``node``'s value, when known."""
@@ -190,6 +205,20 @@ class ShapeTable:
         if function is runtime.maximum_share and len(args) == 2:
             return _combine(self.of(args[0]), self.of(args[1]))
         return None
+
+
+ELEMENTWISE = (gast.Add, gast.Sub, gast.Mult, gast.Div)
+
+
+def elementwise_leaves(node):
+    """The names ``node`` combines through elementwise ``+ - * /`` and negation (``a`` and ``b`` of ``-a * b``)."""
+    if isinstance(node, gast.Name):
+        return [node.id]
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        return elementwise_leaves(node.operand)
+    if isinstance(node, gast.BinOp) and isinstance(node.op, ELEMENTWISE):
+        return elementwise_leaves(node.left) + elementwise_leaves(node.right)
+    return []
 
 
 def _is_int(node) -> bool:

@@ -29,9 +29,9 @@ import numpy as np
 
 from .. import runtime, syntax
 from ..syntax import annotate, annotation
-from .blocks import MemorySharing
+from .blocks import SCALAR_ELEMENT, MemorySharing
 from .frame import PAIR, is_fresh, range_indices
-from .shapes import SCALAR, ShapeTable, callee_object
+from .shapes import ELEMENTWISE, SCALAR, ShapeTable, callee_object
 from . import Transformation
 
 
@@ -183,6 +183,22 @@ class _Rewrite(gast.NodeTransformer):
             return self._replace(node)
         return node
 
+    def _within(self, node, outer: str):
+        """``node`` without the inner ``broadcast_like(e, x)`` that the outer broadcast to ``outer`` makes moot.
+
+        ``broadcast_like(broadcast_like(e, x) + f, y)`` is ``broadcast_like(e + f, y)`` when ``x``'s
+        shape broadcasts to ``y``'s: elementwise arithmetic gives the same values either way.
+        """
+        if isinstance(node, gast.BinOp) and isinstance(node.op, ELEMENTWISE):
+            node.left, node.right = self._within(node.left, outer), self._within(node.right, outer)
+        elif isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+            node.operand = self._within(node.operand, outer)
+        elif isinstance(node, gast.Call) and len(node.args) == 2 and isinstance(node.args[1], gast.Name) \
+                and callee_object(node.func, self.shapes.objects) is runtime.broadcast_like \
+                and self.shapes.broadcasts_into(node.args[1].id, outer):
+            return self._replace(self._within(node.args[0], outer))
+        return node
+
     def visit_Call(self, node):
         self.generic_visit(node)
         function = callee_object(node.func, self.shapes.objects)
@@ -190,6 +206,11 @@ class _Rewrite(gast.NodeTransformer):
             grad_shape = self.shapes.of(node.args[0])
             if grad_shape is not None and grad_shape == self.shapes.of(node.args[1]):
                 return self._replace(node.args[0])
+        if function is runtime.broadcast_like and len(node.args) == 2:
+            if self.shapes.of(node.args[1]) == SCALAR:   # a tangent has at most its primal's dimensions
+                return self._replace(node.args[0])
+            if isinstance(node.args[1], gast.Name):
+                node.args[0] = self._within(node.args[0], node.args[1].id)
         if function is np.sum and len(node.args) == 1 and isinstance(node.args[0], gast.BinOp) \
                 and isinstance(node.args[0].op, gast.Mult) and all(k.arg in ("axis", "keepdims") for k in node.keywords):
             factors = _factors(node.args[0])
@@ -207,7 +228,6 @@ class _Rewrite(gast.NodeTransformer):
         return node
 
 
-SCALAR_ELEMENT = "scalar_element"   # annotation of ``t = A[i, j]`` reading one element of a known-rank array
 
 
 def parameter_ranks(unit) -> Dict[str, int]:
@@ -246,9 +266,15 @@ class Simplify(Transformation):
             shapes = self._table(parameters, steady, unit, derivative_of, int_names, scalars)
             seen: Dict[str, set] = {}
             self._block(tree.body, None, shapes, mutated, counts, seen)
-            # a name all of whose assignments agree on one shape keeps that shape
-            revised = {n: next(iter(seen[n])) for n in steady if len(seen.get(n, ())) == 1
-                       and next(iter(seen[n])) is not None}
+            # a name all of whose assignments agree on one shape keeps that shape; an assignment
+            # that keeps the name's own shape (``loss = loss + e``) agrees with any other
+            revised = {}
+            for name in steady:
+                tokens = seen.get(name, set())
+                if name not in parameters and len(tokens) == 2 and steady[name] in tokens:
+                    tokens = tokens - {steady[name]}
+                if len(tokens) == 1 and None not in tokens:
+                    revised[name] = next(iter(tokens))
             if revised == steady:
                 break
             steady = revised

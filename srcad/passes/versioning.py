@@ -4,8 +4,10 @@ Contract: in the top-level statements of the body, a name assigned a second
 time (or a parameter that is reassigned) gets a fresh versioned name
 (``x_2``), and later reads are renamed to match, so every name in straight-line
 code is assigned once.  The reverse sweep can then read any earlier value
-without saving it.  Names assigned inside compound statements are left alone
-(their old values are kept on the tape instead).
+without saving it.  A name that a later loop or branch assigns keeps its name
+(its old values are kept on the tape instead); once no later compound
+statement assigns it, it is versioned again, so a branch's backward sweep still
+reads the value the branch computed (``if c: t = a`` then ``t = b``).
 
 Inside branch and loop bodies a name keeps its name (its old values go on the
 tape), but an assignment that reads its own target, ``x = f(x)``, is split
@@ -29,20 +31,26 @@ class Versioning(Transformation):
 
     def transform(self, unit):
         tree = unit.tree
-        compound_targets = set()
-        for stmt in tree.body:
+        # assigned_later[i]: names a loop or branch at top-level index i or after assigns
+        assigned_later = [set() for _ in range(len(tree.body) + 1)]
+        for index in reversed(range(len(tree.body))):
+            stmt = tree.body[index]
+            assigned_later[index] = set(assigned_later[index + 1])
             if not isinstance(stmt, (gast.Assign, gast.Return, gast.Expr, gast.Assert)):
-                compound_targets |= syntax.stored_names(stmt)
+                assigned_later[index] |= syntax.stored_names(stmt)
         defined = {arg.id for arg in tree.args.args + tree.args.kwonlyargs + tree.args.posonlyargs}
         current = {}
         changed = False
-        for stmt in tree.body:
+        for index, stmt in enumerate(tree.body):
+            # a name no later loop or branch assigns is straight-line from here on: it can be versioned,
+            # even when an earlier branch assigned it (whose backward sweep reads that earlier value)
+            settled = {k: v for k, v in current.items() if k not in assigned_later[index]}
             if isinstance(stmt, gast.Assign):
                 syntax.rename(stmt.value, current)
                 target = stmt.targets[0]
                 if isinstance(target, gast.Subscript):   # an element store writes the current version
-                    syntax.rename(target, {k: v for k, v in current.items() if k not in compound_targets})
-                if isinstance(target, gast.Name) and target.id not in compound_targets:
+                    syntax.rename(target, settled)
+                if isinstance(target, gast.Name) and target.id not in assigned_later[index + 1]:
                     original = target.id
                     if original in defined:
                         target.id = unit.namer.fresh(original)
@@ -50,8 +58,10 @@ class Versioning(Transformation):
                         changed = True
                     defined.add(original)
             else:
-                syntax.rename(stmt, {k: v for k, v in current.items() if k not in compound_targets})
-        self.compound_targets = compound_targets
+                syntax.rename(stmt, settled)
+                if not isinstance(stmt, (gast.Return, gast.Expr, gast.Assert)):
+                    defined |= syntax.stored_names(stmt)
+        self.compound_targets = assigned_later[0]
         return self._split_self_updates(unit, tree.body, top=True) or changed
 
     def _split_self_updates(self, unit, block, top) -> bool:

@@ -4,8 +4,7 @@ from srcad.runtime import check_seed
 
 def dcube_scale(x, dout=1.0):
     # return x * x * 3.0
-    x_times_x = x * x
-    out = x_times_x * 3.0
+    out = x * x * 3.0
     dout = check_seed(out, dout)
     # return x * x * 3.0
     d_x_times_x = dout * 3.0

@@ -5,8 +5,7 @@ from srcad.runtime import broadcast_like
 
 def ddense_layer(x, w, b, dw, db):
     # return np.mean(np.tanh(x @ w + b))
-    x_at_w = x @ w
-    x_at_w_plus_b = x_at_w + b
+    x_at_w_plus_b = x @ w + b
     d_x_at_w_plus_b = broadcast_like(x @ dw + db, x_at_w_plus_b)
     tanh_x_at_w_plus_b = np.tanh(x_at_w_plus_b)
     dout = np.mean(d_x_at_w_plus_b * (1.0 - tanh_x_at_w_plus_b * tanh_x_at_w_plus_b))

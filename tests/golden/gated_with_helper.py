@@ -7,8 +7,7 @@ def dgated(x, w, dout=1.0):
     # g = sigmoid(w * x)   # a helper of this module: inlined
     v = w * x
     # sigmoid: return 1.0 / (1.0 + np.exp(-v))
-    neg_v = -v
-    exp_neg_v = np.exp(neg_v)
+    exp_neg_v = np.exp(-v)
     t1_plus_exp_neg_v = 1.0 + exp_neg_v
     g = 1.0 / t1_plus_exp_neg_v
     # return np.sum(g * x)

@@ -9,8 +9,7 @@ def dhalve_until_small(x, dout=1.0):
     while np.sum(x * x) > 1.0:
         trips += 1
         # x = x * 0.5
-        x_2 = x * 0.5
-        x = x_2
+        x = x * 0.5
     # return np.sum(np.tanh(x))
     tanh_x = np.tanh(x)
     out = np.sum(tanh_x)

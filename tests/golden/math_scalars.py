@@ -7,9 +7,8 @@ def dmath_scalars(x, y, dout=1.0):
     # return math.sin(x) * math.exp(y) + math.sqrt(x)
     sin_x = math.sin(x)
     exp_y = math.exp(y)
-    sin_x_times_exp_y = sin_x * exp_y
     sqrt_x = math.sqrt(x)
-    out = sin_x_times_exp_y + sqrt_x
+    out = sin_x * exp_y + sqrt_x
     dout = check_seed(out, dout)
     # return math.sin(x) * math.exp(y) + math.sqrt(x)
     dx = dout / (2.0 * sqrt_x) + dout * exp_y * math.cos(x)

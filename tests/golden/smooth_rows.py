@@ -12,12 +12,7 @@ def dsmooth_rows(B, dA=1.0):
         # for j in range(B.shape[1]):
         for j in range(B.shape[1]):
             # A[i, j] = (B[i, j] + B[i + 1, j] + B[i + 2, j]) / 3.0
-            B_part = B[i, j]
-            B_part_2 = B[i + 1, j]
-            B_part_plus_B_part_2 = B_part + B_part_2
-            B_part_3 = B[i + 2, j]
-            total = B_part_plus_B_part_2 + B_part_3
-            total_over_3 = total / 3.0
+            total_over_3 = (B[i, j] + B[i + 1, j] + B[i + 2, j]) / 3.0
             A[i, j] = total_over_3
             tape.append(total_over_3)
     dA = check_seed(A, dA)

@@ -4,8 +4,7 @@ from srcad.runtime import add_at, check_seed, unbroadcast, zeros_like
 
 def dsubscript_read(x, i, dout=1.0):
     # return x[i] * 2.0 + x[1:, 0]
-    x_i = x[i]
-    x_i_times_2 = x_i * 2.0
+    x_i_times_2 = x[i] * 2.0
     x_part = x[1:, 0]
     out = x_i_times_2 + x_part
     dout = check_seed(out, dout)

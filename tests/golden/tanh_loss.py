@@ -5,8 +5,7 @@ from srcad.runtime import check_seed, unbroadcast, unreduce
 
 def dtanh_loss(w, x, y, dout=1.0):
     # prediction = np.tanh(w * x)
-    w_times_x = w * x
-    prediction = np.tanh(w_times_x)
+    prediction = np.tanh(w * x)
     # return np.sum((prediction - y) ** 2)
     prediction_minus_y = prediction - y
     prediction_minus_y_pow_2 = prediction_minus_y ** 2

@@ -5,8 +5,7 @@ from srcad.runtime import broadcast_like
 
 def dtanh_loss(w, x, y, dw):
     # prediction = np.tanh(w * x)
-    w_times_x = w * x
-    prediction = np.tanh(w_times_x)
+    prediction = np.tanh(w * x)
     dprediction = dw * x * (1.0 - prediction * prediction)
     # return np.sum((prediction - y) ** 2)
     prediction_minus_y = prediction - y
