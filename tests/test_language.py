@@ -1580,6 +1580,14 @@ def r_helper_with_a_local(a):
     return np.log(1.0 + np.sin(t) * np.sin(t))
 
 
+def r_identity_then_stores(x):
+    # regression: `t = t * 1.0` made the adjoint of t the seed itself, which the store's adjoint then zeroed
+    t = np.outer(x[:2], np.exp(x))
+    t[0] = np.abs(x) + t[1, 2]
+    t = t * 1.0
+    return t
+
+
 def r_nested_loop_returns(y):
     # regression: `if returned: break else: ... returned = True` -- the backward sweep must branch on
     # the flag's value when it was tested, not after the arm set it
@@ -1686,6 +1694,7 @@ CASES = [
     case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 1, label="branch"),
     case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 0, label="loop"),
     case(r_helper_inlined_twice, arr(-0.5, 0.3, 0.7)),
+    case(r_identity_then_stores, arr(-0.5, 1.2, -1.1)),
     case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),
     case(r_nested_loop_returns, arr(0.3, 0.1), label="outer"),
     case(r_nested_loop_returns, arr(-0.3, 0.1), label="none"),

@@ -18,7 +18,7 @@ Example: ``definitely_bound([if c: y = 1 else: y = 2], {"c"})`` is ``{"c", "y"}`
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Set
+from typing import Dict, Iterable, List, Set
 
 import gast
 import numpy as np
@@ -80,15 +80,29 @@ class MemorySharing:
     """
 
     def __init__(self, tree):
-        self.sources = {}
-        self.local = {arg.id for arg in tree.args.args + tree.args.kwonlyargs} | assigned_anywhere(tree.body)
-        for stmt in syntax.iter_statements(tree.body):
-            if isinstance(stmt, gast.Assign) and not isinstance(stmt.value, _FRESH_RESULTS) \
-                    and not syntax.annotation(stmt, SCALAR_ELEMENT):   # a scalar is a copy, never a view
-                for name in syntax.stored_names(stmt.targets[0]):
-                    self.sources.setdefault(name, set()).update(self._arrays_read(stmt.value))
         self._closure = {}
         self._viewers = None
+        self.sources: Dict[str, Set[str]] = self._build(tree)   # per name: the arrays it may take or view
+
+    def _build(self, tree) -> Dict[str, Set[str]]:
+        sources = {}
+        self.local = {arg.id for arg in tree.args.args + tree.args.kwonlyargs}
+        sharing = []
+        for stmt in syntax.iter_statements(tree.body):
+            if stmt.__class__ is gast.Assign:
+                target = stmt.targets[0]
+                names = [target.id] if target.__class__ is gast.Name else syntax.stored_names(target)
+                if target.__class__ is not gast.Subscript:
+                    self.local.update(names)
+                if not isinstance(stmt.value, _FRESH_RESULTS) and not syntax.annotation(stmt, SCALAR_ELEMENT):
+                    sharing.append((names, stmt.value))   # a scalar element is a copy, never a view
+            elif stmt.__class__ is gast.For:
+                self.local |= syntax.stored_names(stmt.target)
+        for names, value in sharing:
+            arrays = self._arrays_read(value)
+            for name in names:
+                sources.setdefault(name, set()).update(arrays)
+        return sources
 
     def _arrays_read(self, node) -> Set[str]:
         """Names whose memory the value of ``node`` may be, or be a view of."""
@@ -131,7 +145,7 @@ class MemorySharing:
 
     def reachable(self, names: Set[str]) -> Set[str]:
         """``names`` and every name they may share memory with."""
-        found = set()
+        found, sources = set(), self.sources
         for name in names:
             if name not in self._closure:
                 seen, stack = set(), [name]
@@ -139,7 +153,7 @@ class MemorySharing:
                     current = stack.pop()
                     if current not in seen:
                         seen.add(current)
-                        stack.extend(self.sources.get(current, ()))
+                        stack.extend(sources.get(current, ()))
                 self._closure[name] = seen
             found |= self._closure[name]
         return found

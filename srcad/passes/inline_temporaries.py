@@ -39,6 +39,16 @@ MAX_LINE = 100
 
 def too_long(statement) -> bool:
     """Whether ``statement`` would print wider than ``MAX_LINE`` characters."""
+    # the names and numbers alone bound the width from below, and with room for every operator,
+    # bracket, comma and space, from above: print the statement only when the bounds straddle the limit
+    nodes = syntax.walk(statement)
+    words = sum(len(node.id) if node.__class__ is gast.Name else len(node.attr) + 1
+                if node.__class__ is gast.Attribute else len(repr(node.value)) if node.__class__ is gast.Constant
+                else len(node.arg or "") + 2 if node.__class__ is gast.keyword else 0 for node in nodes)
+    if words > MAX_LINE:
+        return True
+    if words + 6 * len(nodes) <= MAX_LINE:
+        return False
     return max(len(line) for line in to_source(statement).splitlines()) > MAX_LINE
 
 

@@ -305,10 +305,15 @@ class Simplify(Transformation):
                         and not annotation(stmt, "primal"):
                     # keep a fresh array fresh: `dx = dy * 1.0` must not become an alias of dy
                     # when either is later changed in place
+                    changed_before = rewrite.changed
                     whole = rewrite.visit(syntax.clone(stmt.value))
                     if not is_fresh(whole, shapes.objects):   # the operands alone, rewritten, may stay fresh
                         inner = rewrite.generic_visit(syntax.clone(stmt.value))
-                        whole = inner if is_fresh(inner, shapes.objects) else whole
+                        if is_fresh(inner, shapes.objects):
+                            whole = inner
+                        elif is_fresh(stmt.value, shapes.objects) and shapes.of(whole) != SCALAR:
+                            whole = stmt.value   # `unbroadcast(dy * 1.0, y)`: no rewrite keeps it fresh
+                            rewrite.changed = changed_before
                     stmt.value = whole
                 else:
                     rewrite.visit(stmt)

@@ -24,7 +24,7 @@ def dsmooth_rows(B, dA=1.0):
         for j in reversed(range(B.shape[1])):
             # A[i, j] = (B[i, j] + B[i + 1, j] + B[i + 2, j]) / 3.0
             total_over_3 = tape.pop()
-            d_total_over_3 = unbroadcast(dA[i, j], total_over_3)
+            d_total_over_3 = unbroadcast(copied(dA[i, j]), total_over_3)
             dA[i, j] = 0.0
             dtotal = d_total_over_3 / 3.0
             dB[i + 2, j] += dtotal
