@@ -1588,6 +1588,21 @@ def r_identity_then_stores(x):
     return t
 
 
+def r_both_arms_bind_in_a_loop_with_a_tail_read_only_in_the_arm(x):
+    # regression: c, bound by either arm of a branch in a loop body, is saved once per iteration
+    # (not also before the other arm overwrites it)
+    t0 = x * 1.0
+    t1 = x * 0.0
+    for k in range(3):
+        if t0[1] > 0.5:
+            c = np.log1p(np.exp(-t0))
+        else:
+            c = np.exp(np.tanh(-t0))
+        t1 = c * 1.0
+        t0 = t0 + t1 * 0.25
+    return np.sum(t1 * t0)
+
+
 def r_nested_loop_returns(y):
     # regression: `if returned: break else: ... returned = True` -- the backward sweep must branch on
     # the flag's value when it was tested, not after the arm set it
@@ -1695,6 +1710,8 @@ CASES = [
     case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 0, label="loop"),
     case(r_helper_inlined_twice, arr(-0.5, 0.3, 0.7)),
     case(r_identity_then_stores, arr(-0.5, 1.2, -1.1)),
+    case(r_both_arms_bind_in_a_loop_with_a_tail_read_only_in_the_arm, arr(-0.5, 0.3, 0.7), label="mixed"),
+    case(r_both_arms_bind_in_a_loop_with_a_tail_read_only_in_the_arm, arr(0.9, 0.8, 0.7), label="if"),
     case(r_nested_loop_returns, arr(0.3, 0.9), label="inner"),
     case(r_nested_loop_returns, arr(0.3, 0.1), label="outer"),
     case(r_nested_loop_returns, arr(-0.3, 0.1), label="none"),

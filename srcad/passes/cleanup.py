@@ -37,8 +37,14 @@ def _reads(node) -> Set[str]:
     nodes = syntax.walk(node)
     metadata_bases = {id(sub.value) for sub in nodes if sub.__class__ is gast.Attribute
                       and sub.attr in METADATA_ATTRIBUTES and sub.value.__class__ is gast.Name}
-    return {f"meta:{sub.id}" if id(sub) in metadata_bases else sub.id for sub in nodes
-            if sub.__class__ is gast.Name and isinstance(sub.ctx, gast.Load)}
+    names = {f"meta:{sub.id}" if id(sub) in metadata_bases else sub.id for sub in nodes
+             if sub.__class__ is gast.Name and isinstance(sub.ctx, gast.Load)}
+    if "locals" in names:   # tape.append(locals().get('x')) saves x when it is bound: a read of x
+        names |= {sub.args[0].value for sub in nodes if sub.__class__ is gast.Call and sub.args
+                  and sub.func.__class__ is gast.Attribute and sub.func.attr == "get"
+                  and sub.func.value.__class__ is gast.Call and getattr(sub.func.value.func, "id", None) == "locals"
+                  and sub.args[0].__class__ is gast.Constant}
+    return names
 
 
 def _is_live(name, live) -> bool:

@@ -93,6 +93,7 @@ class ReverseMode(AdjointState, Transformation):
         self.lists = list_names(body)
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
+        self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
         self.bindings = bindings_in(body)
         self.arrays = array_names(body) | {name for name, rank in parameter_ranks(unit).items() if rank}
         self.int_names = range_indices(body)
@@ -131,7 +132,9 @@ class ReverseMode(AdjointState, Transformation):
                 name = stmt.targets[0].id
                 if name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
-                elif name in self.maybe_bound:   # bound by an earlier branch, or not at all
+                elif name in (self.maybe_bound_at_loop[-1] if in_loop else self.maybe_bound):
+                    # bound by an earlier branch, or not at all (inside a loop: before the loop; a name
+                    # a branch of the same loop body binds is saved once per iteration instead)
                     out.append(self._push(stmt, _value_if_bound(name), syntax.store(name)))
                 elif in_loop and name not in recomputed:
                     block_locals.append(name)
@@ -172,7 +175,9 @@ class ReverseMode(AdjointState, Transformation):
         out = []
         counted = isinstance(loop, gast.While) or has_break(loop)
         saved_start, self.loop_depth_start = self.loop_depth_start, len(self.locals_stack)
+        self.maybe_bound_at_loop.append(set(self.maybe_bound))
         body = self._forward(loop.body, bound, True)
+        self.maybe_bound_at_loop.pop()
         self.loop_depth_start = saved_start
         if counted:
             trips = self.unit.namer.fresh("trips")
