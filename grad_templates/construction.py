@@ -9,7 +9,7 @@ carry no derivative.
 import numpy as np
 
 from srcad.runtime import broadcast_like, unbroadcast
-from srcad.runtime_shapes import unarray
+from srcad.runtime.shapes import unarray
 from srcad.templates import adjoint, d, tangent
 
 

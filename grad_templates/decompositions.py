@@ -16,10 +16,10 @@ derivative zero.
 import numpy as np
 
 from srcad.runtime import unbroadcast, zeros_like
-from srcad.runtime_decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent,
+from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent,
                                           eigvalsh_grad, eigvalsh_tangent, singular_values_grad,
                                           singular_values_tangent, svd_grad, svd_tangent)
-from srcad.runtime_linalg import apply_like, outer_like, per_matrix, pinv_grad, pinv_tangent, solve_like
+from srcad.runtime.linalg import apply_like, outer_like, per_matrix, pinv_grad, pinv_tangent, solve_like
 from srcad.templates import adjoint, d, tangent
 
 

@@ -10,7 +10,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime_shapes import undiag, undiagonal, untake, untake_along_axis, untrace
+from srcad.runtime.shapes import undiag, undiagonal, untake, untake_along_axis, untrace
 from srcad.templates import adjoint, d, tangent
 
 

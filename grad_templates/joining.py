@@ -10,7 +10,7 @@ them back.  ``np.pad`` is differentiated in the modes that copy elements
 """
 import numpy as np
 
-from srcad.runtime_shapes import (padding_mask, uncolumn_stack, unconcatenate, undstack, unhstack, unpad,
+from srcad.runtime.shapes import (padding_mask, uncolumn_stack, unconcatenate, undstack, unhstack, unpad,
                                   unstack, unvstack)
 from srcad.templates import adjoint, d, tangent
 

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from srcad.runtime import broadcast_like, digamma, unbroadcast
-from srcad.runtime_reductions import extremum_grad, extremum_tangent, unsum
+from srcad.runtime.reductions import extremum_grad, extremum_tangent, unsum
 from srcad.templates import adjoint, d, tangent
 
 

@@ -15,6 +15,7 @@ import operator
 
 import numpy as np
 
+from srcad.runtime import stop_gradient
 from srcad.templates import nondifferentiable
 
 _RANDOM = [getattr(np.random, name) for name in np.random.__all__]
@@ -45,7 +46,5 @@ nondifferentiable(
     reason="its output is constant, integer-valued or piecewise constant",
 )
 
-
-from srcad.api import stop_gradient  # noqa: E402  (the user's way to cut a derivative)
 
 nondifferentiable(stop_gradient, reason="srcad.stop_gradient cuts the derivative on purpose")

@@ -13,7 +13,7 @@ split the gradient equally among tied extreme elements (``k`` ties get
 import numpy as np
 
 from srcad.runtime import reduced_count, unreduce
-from srcad.runtime_reductions import (cumprod_grad, cumprod_tangent, extreme_share, nanmean_weights,
+from srcad.runtime.reductions import (cumprod_grad, cumprod_tangent, extreme_share, nanmean_weights,
                                       prod_others, ptp_share, uncumsum)
 from srcad.templates import adjoint, d, tangent
 

@@ -1,9 +1,9 @@
 """Rules for srcad's own runtime helpers, so generated derivatives can be differentiated again.
 
 Generated code calls helpers from ``srcad.runtime`` (this module),
-``srcad.runtime_linalg`` and ``srcad.runtime_decompositions``
-(``runtime_helpers_linalg``), ``srcad.runtime_reductions`` and
-``srcad.runtime_shapes`` (``runtime_helpers_reductions``).  With their rules
+``srcad.runtime.linalg`` and ``srcad.runtime.decompositions``
+(``runtime_helpers_linalg``), ``srcad.runtime.reductions`` and
+``srcad.runtime.shapes`` (``runtime_helpers_reductions``).  With their rules
 ``srcad.grad(srcad.grad(f))``, ``srcad.hessian`` and ``srcad.hvp``
 differentiate that code like any other.
 

@@ -1,4 +1,4 @@
-"""Rules for the helpers of ``srcad.runtime_linalg``, so derivatives of products, norms and linear
+"""Rules for the helpers of ``srcad.runtime.linalg``, so derivatives of products, norms and linear
 solves can be differentiated again.
 
 The gradient helpers of products (``inner``, ``tensordot``, ``kron``,
@@ -12,15 +12,15 @@ rules of solve, ``@`` and the outer product.  ``norm_direction`` is the
 gradient of a norm; its derivative is the norm's Hessian
 (``norm_direction_tangent``, which is symmetric, so it is its own adjoint).
 
-Helpers of matrix decompositions (``runtime_decompositions``), of matrix
+Helpers of matrix decompositions (``srcad.runtime.decompositions``), of matrix
 powers and of pseudo-inverses have no rules: srcad differentiates their
 source like a user's function where it can, and reports what it cannot.
 """
 import numpy as np
 
-from srcad import runtime_linalg
+from srcad.runtime import linalg as runtime_linalg
 from srcad.runtime import unbroadcast
-from srcad.runtime_linalg import (apply_like, cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of,
+from srcad.runtime.linalg import (apply_like, cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of,
                                   inner_lhs_grad, inner_rhs_grad, kron_lhs_grad, kron_rhs_grad,
                                   norm_direction_tangent, outer_like, per_matrix, solve_like,
                                   tensordot_lhs_grad, tensordot_rhs_grad)

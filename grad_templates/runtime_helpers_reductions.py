@@ -1,4 +1,4 @@
-"""Rules for the helpers of ``srcad.runtime_reductions`` and ``srcad.runtime_shapes``, so derivatives of
+"""Rules for the helpers of ``srcad.runtime.reductions`` and ``srcad.runtime.shapes``, so derivatives of
 reductions, cumulative sums, joins and gathers can be differentiated again.
 
 Every ``un<op>`` helper is the transpose of the linear operation ``<op>``
@@ -16,11 +16,11 @@ srcad differentiates their source like a user's function.
 """
 import numpy as np
 
-from srcad import runtime_reductions, runtime_shapes
+from srcad.runtime import reductions as runtime_reductions, shapes as runtime_shapes
 from srcad.runtime import unbroadcast, unreduce
-from srcad.runtime_reductions import (extremum_grad, extremum_tangent, logsumexp_weights, prod_others_tangent,
+from srcad.runtime.reductions import (extremum_grad, extremum_tangent, logsumexp_weights, prod_others_tangent,
                                       prod_others_tangent2, prod_others_tangent3, uncumsum, unsum)
-from srcad.runtime_shapes import (unarray, uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
+from srcad.runtime.shapes import (unarray, uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
                                   unpad, unrepeat, unstack, untake, untake_along_axis, untile, untrace, unvstack)
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 

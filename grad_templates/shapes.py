@@ -8,7 +8,7 @@ to the input's tangent, since these operations are linear.
 import numpy as np
 
 from srcad.runtime import transpose_axes_inverse, unbroadcast
-from srcad.runtime_shapes import unrepeat, untile
+from srcad.runtime.shapes import unrepeat, untile
 from srcad.templates import adjoint, d, tangent
 
 

@@ -17,7 +17,7 @@ except ImportError:  # pragma: no cover - SciPy is optional
 import numpy as np
 
 from srcad.runtime import unbroadcast, unreduce
-from srcad.runtime_reductions import logsumexp_weights
+from srcad.runtime.reductions import logsumexp_weights
 from srcad.templates import adjoint, d, tangent
 
 if special is not None:

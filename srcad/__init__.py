@@ -7,11 +7,31 @@ Example::
     ...     return np.sum(np.tanh(x) ** 2)
     >>> srcad.grad(f)(np.zeros(3))
     array([0., 0., 0.])
+
+The house, in layers from the bottom up.  A module imports only modules of
+its own layer or of the layers below it, and no imports go round in a
+circle (``tests/test_layers.py`` holds the code to this list):
+
+1. ``errors``, ``version``: the error classes and the version, used by every layer
+2. ``runtime/``: what generated code imports at run time, one module per family of helpers
+3. ``templates``, ``operators``, ``grad_templates/``: the rule registry, the operators rules are keyed by, and the built-in rules
+4. ``frontend/``: the user's source read and parsed, gast helpers, names, emitted Python, loaded modules
+5. ``analysis/``: facts about trees that several passes share (blocks, shapes, expressions)
+6. ``passes/``: one module per pass, and the pieces reverse and forward mode share
+7. ``pipeline``: the order passes run in, as data, and the driver that runs them
+8. ``kernels/``: index-notation kernels, a small compiler of their own
+9. ``api``, ``arguments``, ``cache``, ``variants``, ``transforms``, ``checking``, ``trees``, ``optim``, ``__init__``: the public API
+10. ``cli``, ``__main__``: the command line
+
+From ``pipeline.py`` a reader reaches a rule in three hops: the pipeline names
+the pass (``passes/reverse.py``), the pass hands each statement to
+``passes/derivatives.py``, and that looks the rule up in the registry
+(``templates.lookup``), which ``grad_templates/`` filled.
 """
-from .api import Derivative, autodiff, grad, source, stop_gradient
+from .api import Derivative, autodiff, grad, source
 from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
-from .hooks import insert_grad_of
+from .runtime import insert_grad_of, stop_gradient
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent

@@ -35,63 +35,19 @@ import threading
 import weakref
 
 import numpy as np
-from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-from . import cache, loader, tracebacks
+from . import cache
+from .frontend import loader, tracebacks
 from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
-from .pipeline import build
-from .source import parse_function, unwrap
+from .arguments import Wrt, like_structure, parameter_names, resolve_wrt
+from .pipeline import build, use_derivative_service
+from .frontend.source import parse_function, unwrap
 from .templates import REGISTRY
 from .variants import all_scalars, float_ranks, indexes_elements
 
-Wrt = Union[int, str, Sequence[Union[int, str]]]
 MODES = ("reverse", "forward")
 _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
-
-
-def parameter_names(func: Callable) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
-    """(positional parameter names, keyword-only names) of ``func``."""
-    signature = inspect.signature(func)
-    positional = tuple(p.name for p in signature.parameters.values()
-                       if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD))
-    keyword = tuple(p.name for p in signature.parameters.values() if p.kind == p.KEYWORD_ONLY)
-    return positional, keyword
-
-
-def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
-    """The parameter names ``wrt`` denotes, and whether the result is a tuple."""
-    positional, keyword = parameter_names(func)
-    label = f"{getattr(func, '__name__', 'f')}({', '.join(positional + keyword)})"
-    as_tuple = isinstance(wrt, (tuple, list))
-    entries = list(wrt) if as_tuple else [wrt]
-    if as_tuple and not entries:
-        raise WrtError(f"wrt=() names no parameter of {label}; pass a position or a name")
-    names = []
-    for entry in entries:
-        if isinstance(entry, bool) or not isinstance(entry, (int, str)):
-            raise WrtError(f"wrt entries are parameter positions or names, not {entry!r}; {label}")
-        if isinstance(entry, int):
-            if not -len(positional) <= entry < len(positional):
-                raise WrtError(f"wrt={entry} is out of range: {label} has {len(positional)} positional "
-                               f"parameter(s), so use 0..{len(positional) - 1} or a name")
-            name = positional[entry]
-        else:
-            if entry not in positional + keyword and not _reads_from_outside(func, entry):
-                raise WrtError(f"wrt={entry!r} is neither a parameter of {label} nor a global or closure "
-                               f"variable it reads")
-            name = entry
-        if name in names:
-            raise WrtError(f"wrt names {name!r} twice")
-        names.append(name)
-    return tuple(names), as_tuple
-
-
-def _reads_from_outside(func: Callable, name: str) -> bool:
-    """Whether ``func`` reads ``name`` as a global or closure variable (never assigning it)."""
-    code = getattr(unwrap(func), "__code__", None)
-    if code is None or name in code.co_varnames:
-        return False
-    return name in code.co_freevars or (name in code.co_names and name in unwrap(func).__globals__)
 
 
 class Derivative:
@@ -177,7 +133,7 @@ class Derivative:
         for index, name in enumerate(self.wrt):
             position = positional.index(name) - offset if name in positional else -1
             if 0 <= position < len(args):
-                entries[index] = _like_structure(entries[index], args[position])
+                entries[index] = like_structure(entries[index], args[position])
         grads = entries[0] if single else tuple(entries)
         if self.options.get("with_value"):
             return (result[0], grads)
@@ -276,19 +232,6 @@ _CONTAINERS = (tuple, list, dict)
 _FLOATS = frozenset({float, np.float64, np.float32})
 
 
-def _like_structure(gradient, argument):
-    """``gradient`` with the container kinds of ``argument`` (a tuple argument gets a tuple)."""
-    if isinstance(argument, tuple) and isinstance(gradient, (list, tuple)):
-        items = tuple(_like_structure(g, a) for g, a in zip(gradient, argument))
-        return type(argument)(*items) if hasattr(argument, "_fields") else items
-    if isinstance(argument, list) and isinstance(gradient, list):
-        return [_like_structure(g, a) for g, a in zip(gradient, argument)]
-    if isinstance(argument, dict) and isinstance(gradient, dict):
-        return {key: _like_structure(value, argument[key]) if key in argument else value
-                for key, value in gradient.items()}
-    return gradient
-
-
 def _bind(function, obj):
     def bound(*args, **kwargs):
         return function(obj, *args, **kwargs)
@@ -374,20 +317,6 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
     return derivative
 
 
-def stop_gradient(value):
-    """``value`` itself; no derivative flows through it, in either mode.
-
-    Example::
-
-        >>> import srcad
-        >>> def f(x):
-        ...     return x * srcad.stop_gradient(x)
-        >>> srcad.grad(f)(3.0)   # doctest: +SKIP
-        3.0
-    """
-    return value
-
-
 def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True):
     """The gradient of scalar-valued ``func`` with respect to the ``wrt`` parameters.
 
@@ -442,3 +371,6 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
         >>> print(srcad.source(pool, ranks=(2,)))   # doctest: +SKIP
     """
     return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None).source
+
+
+use_derivative_service(derivative)   # passes build the derivatives of callees through it

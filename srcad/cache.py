@@ -37,7 +37,7 @@ import warnings
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .source import callee_sources, source_fingerprint, unwrap
+from .frontend.source import callee_sources, source_fingerprint, unwrap
 from .templates import REGISTRY
 from .version import __version__
 

@@ -21,8 +21,9 @@ import types
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
-from . import syntax
-from .emit import to_source
+from . import runtime
+from .frontend import syntax
+from .frontend.emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
 from .passes.aliasing import Aliasing
@@ -41,7 +42,7 @@ from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
-from .source import parse_function
+from .frontend.source import parse_function
 from .version import __version__
 
 PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
@@ -60,6 +61,24 @@ PIPELINES: Dict[str, Tuple] = {
 }
 
 
+# The service that builds the derivative of a function the user's code calls.
+# The API layer sets it when it is imported (``use_derivative_service``); the
+# pipeline and the passes never import the API.
+_derivative_service: Optional[Callable[..., Any]] = None
+
+
+def use_derivative_service(derive: Callable[..., Any]) -> None:
+    """Make ``derive(function, wrt, mode, **options)`` build callees' derivatives by default.
+
+    Example::
+
+        >>> from srcad import api, pipeline
+        >>> pipeline.use_derivative_service(api.derivative)
+    """
+    global _derivative_service
+    _derivative_service = derive
+
+
 @dataclass
 class Generated:
     """The emitted derivative module and what loading it needs."""
@@ -70,19 +89,26 @@ class Generated:
 
 
 def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dict[str, Any]] = None,
-          observe: Optional[Callable[[str, str], None]] = None) -> Generated:
-    """Run ``mode``'s pipeline on ``func`` and emit the derivative module."""
+          observe: Optional[Callable[[str, str], None]] = None,
+          derive: Optional[Callable[..., Any]] = None) -> Generated:
+    """Run ``mode``'s pipeline on ``func`` and emit the derivative module.
+
+    ``derive(function, wrt, mode, **options)`` builds the derivative of a
+    function that ``func`` calls; by default, the service the API layer set
+    with ``use_derivative_service``.
+    """
     collecting = gc.isenabled()
     gc.disable()   # the passes make many short-lived nodes and no cycles to speak of: collect once, after
     try:
-        return _build(func, wrt, mode, options, observe)
+        return _build(func, wrt, mode, options, observe, derive)
     finally:
         if collecting:
             gc.enable()
 
 
-def _build(func, wrt, mode, options, observe) -> Generated:
-    unit = Unit(parse_function(func), mode, tuple(wrt), dict(options or {}))
+def _build(func, wrt, mode, options, observe, derive) -> Generated:
+    unit = Unit(parse_function(func), mode, tuple(wrt), dict(options or {}),
+                derive=derive or _derivative_service)
     if observe is not None:
         observe("source", to_source(unit.tree))
     for stage in PIPELINES[mode]:
@@ -124,6 +150,8 @@ def _split_bindings(objects):
             imports.append(f"import {value.__name__}" + ("" if name == value.__name__ else f" as {name}"))
             continue
         module = getattr(value, "__module__", None) or ""
+        if module.startswith("srcad.runtime.") and getattr(runtime, name, None) is value:
+            module = "srcad.runtime"   # generated code imports every runtime helper from the package
         if (module.split(".")[0] in ("srcad", "grad_templates") and getattr(value, "__name__", None) == name
                 and getattr(sys.modules.get(module), name, None) is value):
             from_imports.setdefault(module, []).append(name)   # srcad's own helpers

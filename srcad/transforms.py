@@ -27,9 +27,10 @@ from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
-from .api import Wrt, _derivative, grad, parameter_names, resolve_wrt
+from .api import _derivative, grad
+from .arguments import Wrt, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
-from .source import unwrap
+from .frontend.source import unwrap
 
 
 def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False,

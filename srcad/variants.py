@@ -22,7 +22,7 @@ import gast
 import numpy as np
 
 from .errors import SrcadError
-from .source import parse_function
+from .frontend.source import parse_function
 
 _SCALAR_TYPES = frozenset({float, int, np.float64, np.float32})
 

@@ -41,7 +41,8 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from srcad import runtime, runtime_linalg, runtime_reductions, runtime_shapes
+from srcad import runtime
+from srcad.runtime import linalg as runtime_linalg, reductions as runtime_reductions, shapes as runtime_shapes
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:

@@ -39,7 +39,7 @@ SRCAD_STYLE = '''\
 # header comment
 import numpy as np
 from srcad.runtime import check_seed, unbroadcast as ub
-import srcad.runtime_shapes as shapes
+import srcad.runtime.shapes as shapes
 
 
 def df(x, w, dout=1.0):

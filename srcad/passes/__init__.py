@@ -7,8 +7,20 @@ Contract:
   it changed anything.
 - Passes talk to each other only through ``unit`` (the tree, its node
   annotations, ``facts``, the ``namer`` and the module ``bindings``).
+- A pass that needs the derivative of a function the user's code calls asks
+  ``unit.derive(function, wrt, mode, **options)``: a service the API layer
+  hands to ``pipeline.build``.  No pass imports the API.
 - The order passes run in is not decided here: it is data, in
   ``srcad.pipeline.PIPELINES``.
+- Each pass has a module of its own, named for what it does (the names in
+  ``srcad.pipeline.PASSES``).  Six modules here are not passes but the pieces
+  the two modes share: ``derivatives`` (a statement to its rule's
+  statements), ``instantiate`` (a rule's body with the call's operands),
+  ``calls`` (calls to the user's own functions), ``adjoints`` (reverse mode's
+  adjoint bookkeeping), ``frame`` (the derivative's signature, seed, return
+  and tape) and ``recompute`` (values the backward sweep recomputes instead of
+  taping).  Facts several passes share live one layer down, in
+  ``srcad.analysis``.
 
 Example::
 
@@ -21,12 +33,12 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import Any, Dict, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from ..errors import SrcadError, located
-from ..naming import Namer
-from ..source import ParsedFunction
-from ..templates import Bindings
+from ..frontend.naming import Namer
+from ..frontend.source import ParsedFunction
+from ..frontend.naming import Bindings
 
 
 @dataclass
@@ -41,6 +53,7 @@ class Unit:
     facts: Dict[str, Any] = field(default_factory=dict)
     namer: Namer = None
     bindings: Bindings = None
+    derive: Optional[Callable[..., Any]] = None   # (function, wrt, mode, **options) -> its Derivative
 
     def __post_init__(self):
         if self.tree is None:

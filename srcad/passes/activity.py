@@ -20,11 +20,11 @@ from typing import FrozenSet
 
 import gast
 
-from .. import syntax
+from ..frontend import syntax
 from ..errors import UnsupportedSyntaxError
-from ..syntax import annotation
+from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable
-from .blocks import is_append
+from ..analysis.blocks import is_append
 from .normalize import is_metadata
 from . import Analysis
 

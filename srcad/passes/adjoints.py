@@ -21,12 +21,12 @@ from typing import List
 
 import gast
 
-from .. import syntax
-from ..containers import add_lists
+from ..frontend import syntax
+from ..runtime.containers import add_lists
 from .activity import carries_derivative, differentiable_operands
-from .blocks import definitely_bound, is_append, is_store, target_name
+from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
-from .frame import constant_index, is_fresh
+from ..analysis.expressions import constant_index, is_fresh
 
 
 class AdjointState:

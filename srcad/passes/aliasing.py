@@ -26,7 +26,7 @@ from __future__ import annotations
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from .. import syntax
+from ..frontend import syntax
 from .desugar import RETURN_VALUE
 from . import Analysis
 

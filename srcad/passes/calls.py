@@ -6,7 +6,8 @@ non-differentiable.  ``callee_derivative(unit, stmt, mode, active)`` builds
 (and caches, per callee) the callee's derivative with respect to the active
 arguments, binds it in the generated module as ``d<callee>`` (the module
 creates it with ``srcad.api.derivative(...)``, so a cached file works in a new
-process) and returns that name.  In reverse mode the call's adjoint is
+process) and returns that name.  The derivative itself comes from
+``unit.derive``, the service the API layer hands to the pipeline.  In reverse mode the call's adjoint is
 ``da, dw = dg(a, w, dout=dy)`` (the seed and tangents go by keyword, so defaulted
 parameters need not be passed): the callee's own VJP, which recomputes its primal.
 In forward mode the call becomes ``y, dy = dg(a, w, da, dw)``.  A callee
@@ -22,9 +23,9 @@ from typing import List, Tuple
 
 import gast
 
-from ..errors import SrcadError, UnsupportedSyntaxError
-from .. import syntax
-from ..syntax import annotation
+from ..errors import SrcadError
+from ..frontend import syntax
+from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, lookup
 
 
@@ -46,16 +47,18 @@ def active_arguments(value, activity) -> Tuple[List[int], List[str]]:
 
 def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     """Bind the callee's derivative; returns its name and the active argument atoms in order."""
-    from ..api import derivative   # the api builds derivatives; import late to avoid a cycle
     value = stmt.value
     function = annotation(value.func, "ref")
     parameters = inspect.signature(function).parameters
-    positional = [p for p in parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     positions, names = active_arguments(value, activity)
     wrt = tuple(positions) + tuple(names)
     options = {"with_value": True} if mode == "forward" else {}
+    if unit.derive is None:
+        raise unit.error(value, SrcadError, f"the call to {function.__name__} needs its own derivative, and this "
+                         f"build was given no way to make one", "build through srcad.api, or pass derive= to "
+                         "pipeline.build")
     try:
-        callee = derivative(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
+        callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
         extra = callee.parameters[len(parameters):]   # build now: errors surface, recursion is detected
     except SrcadError as exc:
         raise unit.error(value, SrcadError, f"while differentiating the call to {function.__name__}: {exc}") \

@@ -19,9 +19,9 @@ from typing import List, Set, Tuple
 
 import gast
 
-from .. import syntax
+from ..frontend import syntax
 from ..operators import METADATA_ATTRIBUTES
-from .blocks import SCALAR_ELEMENT, MemorySharing
+from ..analysis.blocks import SCALAR_ELEMENT, MemorySharing
 from .frame import PAIR
 from . import Transformation
 

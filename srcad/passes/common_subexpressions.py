@@ -21,9 +21,9 @@ from typing import Dict
 import gast
 import numpy as np
 
-from .. import syntax
-from .blocks import MemorySharing, written_names
-from .shapes import callee_object
+from ..frontend import syntax
+from ..analysis.blocks import MemorySharing, written_names
+from ..analysis.expressions import callee_object
 from . import Transformation
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult)

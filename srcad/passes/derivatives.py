@@ -19,11 +19,12 @@ from typing import List
 import gast
 
 from ..errors import MissingTemplateError, SrcadError
-from ..naming import callee_name
+from ..frontend.naming import callee_name
 from ..operators import BINARY, UNARY
-from .. import syntax
-from ..syntax import annotation
-from ..templates import REVERSE, instantiate, lookup
+from ..frontend import syntax
+from ..frontend.syntax import annotation
+from ..templates import REVERSE, lookup
+from .instantiate import instantiate
 from .calls import is_user_call, reverse_statements
 
 _RULE_DECORATOR = {"reverse": "adjoint", "forward": "tangent"}

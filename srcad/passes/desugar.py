@@ -26,9 +26,9 @@ from typing import List
 import gast
 
 from ..errors import SrcadError, UnsupportedSyntaxError
-from .. import syntax
-from ..syntax import annotation
-from .blocks import hoist_from_expressions
+from ..frontend import syntax
+from ..frontend.syntax import annotation
+from ..analysis.blocks import hoist_from_expressions
 from . import Transformation
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)

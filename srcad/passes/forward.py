@@ -27,14 +27,15 @@ from typing import List, Optional, Set
 import gast
 
 from ..errors import SrcadError
-from .. import syntax
+from ..frontend import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
 from .grad_hooks import HOOK
-from .blocks import array_names, definitely_bound, is_append, is_store, target_name
+from ..analysis.blocks import array_names, definitely_bound, is_append, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import active_arguments, forward_statement, is_user_call
-from .frame import Frame, is_fresh, split_output, split_return, with_extras
+from .frame import Frame, split_output, split_return, with_extras
+from ..analysis.expressions import is_fresh
 from .normalize import is_static
 from . import Transformation
 

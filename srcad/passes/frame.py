@@ -24,10 +24,10 @@ import gast
 import numpy as np
 
 from ..errors import SrcadError, UnsupportedSyntaxError
-from .. import runtime, syntax
-from .blocks import is_store, target_name
+from .. import runtime
+from ..frontend import syntax
+from ..analysis.blocks import is_store, target_name
 
-FRESH_VALUES = (gast.BinOp, gast.UnaryOp)
 PAIR = "tape_pair"
 
 
@@ -113,74 +113,6 @@ class Frame:
         stmt = gast.Assign(targets=[target], value=syntax.call(syntax.dotted(f"{tape}.pop")), type_comment=None)
         syntax.annotate(stmt, PAIR, pair)
         return stmt
-
-
-# Runtime helpers that always return a new array.
-_FRESH_HELPERS = (runtime.matmul_lhs_grad, runtime.matmul_rhs_grad, runtime.dot_lhs_grad,
-                  runtime.dot_rhs_grad, runtime.zeros_like, runtime.copied)
-
-
-def is_fresh(value, objects=None) -> bool:
-    """Whether ``value`` is certainly a new array (or an immutable scalar) nobody else holds.
-
-    ``objects`` (the module's bindings) lets calls be recognised: ufuncs and
-    some runtime helpers always allocate their result.
-    """
-    if isinstance(value, FRESH_VALUES):
-        return True
-    if not (isinstance(value, gast.Call) and value.args):
-        return False
-    if isinstance(value.func, gast.Name) and value.func.id.startswith("unbroadcast"):
-        return is_fresh(value.args[0], objects)
-    if objects is not None:
-        from .shapes import callee_object
-        function = callee_object(value.func, objects)
-        if isinstance(function, np.ufunc) and not value.keywords:
-            return True
-        return any(function is helper for helper in _FRESH_HELPERS)
-    return False
-
-
-def constant_index(index, int_names=frozenset()) -> bool:
-    """An index that is never fancy: ints, slices, ``None``, ``...``, and ``int_names`` (loop indices)."""
-    if isinstance(index, gast.Constant):   # a string is a dict key: plain indexing too
-        return index.value is None or index.value is Ellipsis or isinstance(index.value, (int, str))
-    if isinstance(index, gast.Name):
-        return index.id in int_names
-    if isinstance(index, gast.Slice):
-        return True
-    if isinstance(index, gast.Tuple):
-        return all(constant_index(elt, int_names) for elt in index.elts)
-    if isinstance(index, gast.UnaryOp):
-        return constant_index(index.operand, int_names)
-    if isinstance(index, gast.BinOp) and isinstance(index.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv,
-                                                               gast.Mod)):
-        return constant_index(index.left, int_names) and constant_index(index.right, int_names)
-    return False
-
-
-def int_index(node, int_names) -> bool:
-    """An index that is an int: int constants and ``int_names`` (loop indices), under ``+ - * // %`` and
-    unary ``-``/``+``."""
-    if isinstance(node, gast.Constant):
-        return isinstance(node.value, int) and not isinstance(node.value, bool)
-    if isinstance(node, gast.Name):
-        return node.id in int_names
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        return int_index(node.operand, int_names)
-    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)):
-        return int_index(node.left, int_names) and int_index(node.right, int_names)
-    return False
-
-
-def range_indices(body):
-    """Names that only ever hold ints: the targets of ``for ... in range(...)`` loops, never reassigned."""
-    targets = {s.target.id for s in syntax.iter_statements(body)
-               if isinstance(s, gast.For) and isinstance(s.target, gast.Name)
-               and isinstance(s.iter, gast.Call) and getattr(s.iter.func, "id", "") == "range"}
-    reassigned = {s.targets[0].id for s in syntax.iter_statements(body)
-                  if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
-    return frozenset(targets - reassigned)
 
 
 def split_output(unit, returned):

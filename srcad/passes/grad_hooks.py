@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
+from ..frontend import syntax
 from ..errors import UnsupportedSyntaxError
-from ..hooks import insert_grad_of
+from ..runtime.hooks import insert_grad_of
 from . import Transformation
 
 HOOK = "grad_hook"

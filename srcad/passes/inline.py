@@ -23,8 +23,8 @@ import builtins
 import gast
 
 from ..errors import UnsupportedSyntaxError
-from .. import syntax
-from .blocks import hoist_from_expressions
+from ..frontend import syntax
+from ..analysis.blocks import hoist_from_expressions
 from . import Transformation
 
 

@@ -42,8 +42,8 @@ from typing import Dict, List, Set
 import gast
 
 from ..errors import SrcadError
-from .. import syntax
-from ..source import ParsedFunction, parse_function
+from ..frontend import syntax
+from ..frontend.source import ParsedFunction, parse_function
 from ..templates import is_nondifferentiable, lookup
 from . import Transformation, Unit
 

@@ -27,9 +27,9 @@ from collections import Counter
 
 import gast
 
-from .. import syntax
-from ..emit import to_source
-from .blocks import MemorySharing, written_names
+from ..frontend import syntax
+from ..frontend.emit import to_source
+from ..analysis.blocks import MemorySharing, written_names
 from .frame import PAIR
 from .simplify import without_negation
 from . import Transformation

@@ -32,10 +32,10 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..naming import describe
+from ..frontend.naming import describe
 from ..operators import METADATA_ATTRIBUTES, METHODS
-from .. import syntax
-from ..syntax import annotate, annotation
+from ..frontend import syntax
+from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
 from . import Transformation
 

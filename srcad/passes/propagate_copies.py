@@ -17,8 +17,8 @@ from collections import Counter
 
 import gast
 
-from .. import syntax
-from .blocks import MemorySharing, written_names
+from ..frontend import syntax
+from ..analysis.blocks import MemorySharing, written_names
 from .inline_temporaries import too_long
 from . import Transformation
 

@@ -35,8 +35,8 @@ from typing import Dict, List, Optional, Set
 
 import gast
 
-from .. import syntax
-from .frame import int_index, range_indices
+from ..frontend import syntax
+from ..analysis.expressions import int_index, range_indices
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
 # operations whose adjoint never reads their own result

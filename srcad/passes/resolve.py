@@ -21,7 +21,7 @@ import builtins
 import gast
 
 from ..errors import SrcadError
-from ..syntax import annotate, annotation, names_in
+from ..frontend.syntax import annotate, annotation, names_in
 from . import Analysis
 
 _MISSING = object()

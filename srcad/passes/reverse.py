@@ -52,13 +52,14 @@ from typing import Dict, List
 
 import gast
 
-from .. import syntax
+from ..frontend import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
-from .blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
+from ..analysis.blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
 from .derivatives import Differentiator, with_comments
-from .frame import Frame, range_indices, split_output, split_return, with_extras
+from .frame import Frame, split_output, split_return, with_extras
+from ..analysis.expressions import range_indices
 from .grad_hooks import HOOK
 from .normalize import is_static
 from .recompute import plan as plan_recomputation, scalar_names

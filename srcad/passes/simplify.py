@@ -27,11 +27,13 @@ from typing import Dict
 import gast
 import numpy as np
 
-from .. import runtime, syntax
-from ..syntax import annotate, annotation
-from .blocks import SCALAR_ELEMENT, MemorySharing
-from .frame import PAIR, is_fresh, range_indices
-from .shapes import ELEMENTWISE, SCALAR, ShapeTable, callee_object
+from .. import runtime
+from ..frontend import syntax
+from ..frontend.syntax import annotate, annotation
+from ..analysis.blocks import SCALAR_ELEMENT, MemorySharing
+from .frame import PAIR
+from ..analysis.expressions import callee_object, is_fresh, range_indices
+from ..analysis.shapes import ELEMENTWISE, SCALAR, ShapeTable
 from . import Transformation
 
 

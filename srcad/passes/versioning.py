@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import gast
 
-from .. import syntax
+from ..frontend import syntax
 from . import Transformation
 
 

@@ -23,7 +23,7 @@ from typing import Callable, List, Tuple
 
 import gast
 
-from .errors import Location, SourceUnavailableError
+from ..errors import Location, SourceUnavailableError
 
 _NO_SOURCE_HINT = (
     "srcad reads a function's source code to differentiate it. Define the function "
@@ -110,7 +110,7 @@ def parse_function(func: Callable) -> ParsedFunction:
             f"was the file edited after it was imported? Reload it.") from None
     tree = module.body[0]
     if isinstance(tree, gast.AsyncFunctionDef):
-        from .errors import UnsupportedSyntaxError, located
+        from ..errors import UnsupportedSyntaxError, located
         parsed = ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())
         raise located(UnsupportedSyntaxError, "an async def is not supported", "differentiate a plain def",
                       parsed.location(tree))

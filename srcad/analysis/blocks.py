@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Set
 import gast
 import numpy as np
 
-from .. import syntax
+from ..frontend import syntax
 from ..operators import METADATA_ATTRIBUTES
 
 

@@ -19,7 +19,7 @@ import numbers
 
 import numpy as np
 
-from .runtime import _float_like, unbroadcast, unreduce
+from .core import _float_like, unbroadcast, unreduce
 
 
 def extreme_share(x, result, axis=None, keepdims=False):

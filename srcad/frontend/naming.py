@@ -4,7 +4,9 @@ Contract: a ``Namer`` hands out identifiers that never collide with a name
 the user's function uses, nor with one it already handed out.  Names are
 derived from what they hold (``sin_x`` for ``np.sin(x)``, ``dx`` for the
 derivative of ``x``) and made unique with a numeric suffix, so the same input
-always gives the same names.
+always gives the same names.  ``Bindings`` are the generated module's
+globals: each name bound to the Python object it stands for (the user's own
+names first, then rule helpers under fresh names when those clash).
 
 Example::
 
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from typing import Dict, Iterable, Optional
+from typing import Any, Dict, Iterable, Optional
 
 import gast
 
@@ -156,3 +158,35 @@ def callee_name(func_node) -> str:
     if isinstance(func_node, gast.Name):
         return func_node.id
     return "call"
+
+
+class Bindings:
+    """Names the generated module binds to Python objects (its globals)."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.objects: Dict[str, Any] = {}
+
+    def adopt(self, user_name: str, obj) -> None:
+        """Bind a name the user's function itself reads (the user's spelling always wins)."""
+        self.namer.reserve(user_name)
+        self.objects[user_name] = obj
+
+    def bind(self, preferred: str, obj) -> str:
+        """The name under which ``obj`` is reachable, binding it if needed."""
+        current = self.objects.get(preferred, _MISSING)
+        if current is obj:
+            return preferred
+        if current is _MISSING and preferred not in self.namer.taken:
+            self.namer.reserve(preferred)
+            self.objects[preferred] = obj
+            return preferred
+        for bound, value in self.objects.items():
+            if value is obj and bound.startswith(preferred):
+                return bound
+        fresh = self.namer.fresh(preferred)
+        self.objects[fresh] = obj
+        return fresh
+
+
+_MISSING = object()

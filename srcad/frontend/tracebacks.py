@@ -35,7 +35,7 @@ import linecache
 import weakref
 from typing import Dict, List, Optional, Tuple
 
-from .errors import SrcadError
+from ..errors import SrcadError
 
 _ORIGINS: Dict[str, "weakref.ref"] = {}
 

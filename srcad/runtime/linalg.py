@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from .runtime import unbroadcast
+from .core import unbroadcast
 
 
 def _mT(a):

@@ -1,12 +1,12 @@
-"""Helpers that generated derivative code calls at run time.
+"""The core runtime helpers: broadcasting, seeds, products and element shares.
 
 Contract: every helper is a small pure function of NumPy values (``add_at``
 excepted: it accumulates into an array the generated code owns).  None of them
 reads or writes a user's argument in place.  Generated code imports them by
-name, so their names are part of the readable output: keep them short and
-plain.  Helpers of one family of rules live in their own modules, with the
-same contract: ``runtime_reductions``, ``runtime_shapes``, ``runtime_linalg``
-and ``runtime_decompositions``.
+name from ``srcad.runtime``, so their names are part of the readable output:
+keep them short and plain.  Helpers of other families live beside this module
+(``reductions``, ``shapes``, ``linalg``, ``decompositions``), with the same
+contract.
 
 Example::
 
@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from .errors import SeedError
+from ..errors import SeedError
 from .containers import add_structures
 
 

@@ -27,23 +27,13 @@ import gast
 import numpy as np
 
 from .. import runtime
-from .frame import constant_index, int_index
+from .expressions import callee_object, constant_index, int_index
 
 SCALAR = "()"
 _REDUCTIONS = (np.sum, np.mean, np.prod, np.max, np.min, np.var, np.std)
 _SAME_AS_SECOND = (runtime.unbroadcast, runtime.unreduce, runtime.broadcast_like)
 _CREATORS = (np.zeros, np.ones, np.empty, np.full)
 _LIKE_CREATORS = (np.zeros_like, np.ones_like, np.empty_like, np.full_like)
-
-
-def callee_object(func, objects: Dict):
-    """The object a call's function expression denotes, through the module's bindings."""
-    if isinstance(func, gast.Name):
-        return objects.get(func.id)
-    if isinstance(func, gast.Attribute):
-        owner = callee_object(func.value, objects)
-        return getattr(owner, func.attr, None) if owner is not None else None
-    return None
 
 
 class ShapeTable:

@@ -1,0 +1,19 @@
+"""Everything that touches Python text: the user's source in, generated source out.
+
+Contract:
+- ``source``: finds, reads and parses the user's function (``parse_function``)
+  and fingerprints what a derivative depends on;
+- ``syntax``: small helpers to build and inspect gast trees;
+- ``naming``: readable, unique names (``Namer``) and the generated module's
+  globals (``Bindings``);
+- ``emit``: gast to Python text, the one place astor is used;
+- ``loader``: compiles generated text into a module and binds its globals;
+- ``tracebacks``: ties an exception in generated code to the user's line.
+None of these knows about passes, rules or derivatives.
+
+Example::
+
+    >>> from srcad.frontend.naming import Namer
+    >>> Namer({"x"}).fresh("x")
+    'x_2'
+"""
