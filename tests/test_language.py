@@ -1570,6 +1570,84 @@ def r_branch_value_then_overwritten_in_a_loop(y, c):
     return np.sum(x * t)
 
 
+def r_branch_first_read_after_in_a_loop(t0):
+    # regression: c is bound first in a branch and read after it in the same iteration; the backward sweep
+    # read the next iteration's c there
+    for k in range(4):
+        if t0[1] > 0.5:
+            c = np.log1p(np.exp(-t0))
+        else:
+            c = np.exp(np.tanh(-t0))
+        t0 = t0 + c * c * 0.5
+    return np.sum(c * t0)
+
+
+def r_one_arm_binds_then_read_after_in_a_loop(y, flags):
+    # c is bound in one arm only; after the branch it holds this iteration's value or an earlier one
+    c = y * 0.5
+    out = y * 0.0
+    for k in range(4):
+        if flags[k] > 0:
+            d = np.sin(y * (k + 1))
+            c = d * y
+        out = out + c * np.cos(out)
+    return np.sum(out)
+
+
+def r_two_branches_bind_then_reads_between(y, flags):
+    # the second branch overwrites what the first bound; the statement between reads the first value
+    out = y * 0.0
+    for k in range(3):
+        if flags[k] > 0:
+            c = np.sin(y + k)
+        else:
+            c = np.cos(y * k)
+        out = out + c * c
+        if flags[k + 1] > 0:
+            c = np.exp(0.1 * out)
+        out = out * c
+    return np.sum(out)
+
+
+def r_inner_loop_binds_then_outer_reads(y):
+    # a name an inner loop binds first is read after the inner loop, in the same outer iteration
+    out = y * 1.0
+    for i in range(3):
+        for j in range(2):
+            c = np.tanh(out + j)
+        out = out + c * out
+    return np.sum(out)
+
+
+def r_branch_binds_then_rebound_after_a_read(y, flags):
+    # bound in a branch, read, then rebound in the same iteration: the read sees the branch's value
+    out = y * 1.0
+    for k in range(3):
+        if flags[k] > 0:
+            c = np.sin(out)
+        else:
+            c = out * 2.0
+        out = out * c
+        c = np.cos(out)
+        out = out + c
+    return np.sum(out)
+
+
+def r_nested_branch_binds_then_outer_reads(y, flags):
+    out = y * 1.0
+    for k in range(3):
+        if flags[k] > 0:
+            if flags[k + 1] > 0:
+                c = np.sin(out)
+            else:
+                c = np.cos(out)
+            out = out + c
+        else:
+            c = out * 0.5
+        out = out * c
+    return np.sum(out)
+
+
 def r_helper_inlined_twice(y):
     # regression: both inlined copies of the helper bind its local t
     return np.sum(r_helper_with_a_local(y) * r_helper_with_a_local(y[::-1] * 2.0))
@@ -1708,6 +1786,17 @@ CASES = [
     case(r_branch_value_then_overwritten_in_a_branch, arr(-0.5, 0.3, 0.7), 1, label="first"),
     case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 1, label="branch"),
     case(r_branch_value_then_overwritten_in_a_loop, arr(-0.5, 0.3, 0.7), 0, label="loop"),
+    case(r_branch_first_read_after_in_a_loop, arr(0.3, 0.9, -0.2), label="if"),
+    case(r_branch_first_read_after_in_a_loop, arr(0.3, 0.2, -0.2), label="else"),
+    case(r_branch_first_read_after_in_a_loop, arr(0.1, 0.55, 0.3), label="mixed"),
+    case(r_one_arm_binds_then_read_after_in_a_loop, arr(0.3, -0.4, 0.8), arr(1, -1, 1, -1), label="alternate"),
+    case(r_one_arm_binds_then_read_after_in_a_loop, arr(0.3, -0.4, 0.8), arr(-1, 1, 1, -1), label="late"),
+    case(r_two_branches_bind_then_reads_between, arr(0.3, -0.4, 0.8), arr(1, -1, 1, -1), label="alternate"),
+    case(r_two_branches_bind_then_reads_between, arr(0.3, -0.4, 0.8), arr(-1, 1, 1, 1), label="mostly"),
+    case(r_inner_loop_binds_then_outer_reads, arr(0.3, -0.4, 0.8)),
+    case(r_branch_binds_then_rebound_after_a_read, arr(0.3, -0.4, 0.8), arr(1, -1, 1), label="alternate"),
+    case(r_nested_branch_binds_then_outer_reads, arr(0.3, -0.4, 0.8), arr(1, 1, -1, 1), label="a"),
+    case(r_nested_branch_binds_then_outer_reads, arr(0.3, -0.4, 0.8), arr(1, -1, 1, -1), label="b"),
     case(r_helper_inlined_twice, arr(-0.5, 0.3, 0.7)),
     case(r_identity_then_stores, arr(-0.5, 1.2, -1.1)),
     case(r_both_arms_bind_in_a_loop_with_a_tail_read_only_in_the_arm, arr(-0.5, 0.3, 0.7), label="mixed"),

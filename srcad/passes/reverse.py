@@ -95,6 +95,8 @@ class ReverseMode(AdjointState, Transformation):
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
+        self.bound_this_iteration: List[set] = []  # names an earlier statement of the current iteration may bind
+        self.unsure_checkpoints = set()   # (id(block), name): a checkpointed name that may be unbound at a push
         self.bindings = bindings_in(body)
         self.arrays = array_names(body) | {name for name, rank in parameter_ranks(unit).items() if rank}
         self.int_names = range_indices(body)
@@ -122,7 +124,7 @@ class ReverseMode(AdjointState, Transformation):
         groups, bound, block_locals = [], set(bound), []
         self.locals_stack.append((block, block_locals))
         recomputed = self._plan_recomputation(block, bound) if in_loop else {}
-        for stmt in block:
+        for index, stmt in enumerate(block):
             out = []
             groups.append((stmt.lineno, out))
             if syntax.annotation(stmt, HOOK) is not None:
@@ -133,15 +135,17 @@ class ReverseMode(AdjointState, Transformation):
                 name = stmt.targets[0].id
                 if name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
-                elif name in (self.maybe_bound_at_loop[-1] if in_loop else self.maybe_bound):
-                    # bound by an earlier branch, or not at all (inside a loop: before the loop; a name
-                    # a branch of the same loop body binds is saved once per iteration instead)
+                elif name in (self.maybe_bound_at_loop[-1] if in_loop else self.maybe_bound) or (
+                        in_loop and name in self.bound_this_iteration[-1]):
+                    # bound by an earlier branch or loop (of this iteration, or before the loop), or not at all
                     out.append(self._push(stmt, _value_if_bound(name), syntax.store(name)))
                 elif in_loop and name not in recomputed:
                     block_locals.append(name)
                 out.append(stmt)
                 bound.add(name)
                 self.maybe_bound.add(name)
+                if in_loop:
+                    self.bound_this_iteration[-1].add(name)
             elif is_store(stmt):
                 target = stmt.targets[0]
                 saved = syntax.call(f"{self.frame.numpy}.copy", [gast.Subscript(
@@ -151,13 +155,22 @@ class ReverseMode(AdjointState, Transformation):
                 out += [self._push(stmt, saved, restore), stmt]
             elif isinstance(stmt, gast.If):
                 self.bound_before[id(stmt)] = set(bound)
+                before_arms = set(self.bound_this_iteration[-1]) if in_loop else set()
                 stmt_body = self._forward(stmt.body, bound, in_loop)
+                if in_loop:   # the other arm runs instead of this one, never after it
+                    bound_in_body, self.bound_this_iteration[-1] = self.bound_this_iteration[-1], set(before_arms)
                 stmt_orelse = self._forward(stmt.orelse, bound, in_loop)
                 out.append(gast.If(test=stmt.test, body=stmt_body or [gast.Pass()], orelse=stmt_orelse))
                 bound = definitely_bound([stmt], bound)
+                if in_loop:
+                    self.bound_this_iteration[-1] |= bound_in_body
+                    self._checkpoint_later_reads(block, index, before_arms, bound, block_locals)
             elif isinstance(stmt, (gast.For, gast.While)):
                 self.bound_before[id(stmt)] = set(bound)
+                before_loop = set(self.bound_this_iteration[-1]) if in_loop else set()
                 out += self._forward_loop(stmt, bound, in_loop, block_locals)
+                if in_loop:
+                    self._checkpoint_later_reads(block, index, before_loop, bound, block_locals)
             elif isinstance(stmt, gast.Break):
                 for enclosing, names in reversed(self.locals_stack[self.loop_depth_start:]):
                     out += self._checkpoint_pushes(enclosing, names)
@@ -177,7 +190,11 @@ class ReverseMode(AdjointState, Transformation):
         counted = isinstance(loop, gast.While) or has_break(loop)
         saved_start, self.loop_depth_start = self.loop_depth_start, len(self.locals_stack)
         self.maybe_bound_at_loop.append(set(self.maybe_bound))
+        self.bound_this_iteration.append(set())
         body = self._forward(loop.body, bound, True)
+        bound_inside = self.bound_this_iteration.pop()
+        if in_loop:   # after the inner loop, what it bound may be bound in this iteration of the outer one
+            self.bound_this_iteration[-1] |= bound_inside
         self.maybe_bound_at_loop.pop()
         self.loop_depth_start = saved_start
         if counted:
@@ -220,7 +237,29 @@ class ReverseMode(AdjointState, Transformation):
         pairs = self.checkpoint_pairs.setdefault(id(block), [])
         if len(pairs) < len(names):
             pairs += [(name, self.frame.new_pair()) for name in names[len(pairs):]]
-        return [self.frame.push(self.tape, syntax.name(name), pair) for name, pair in pairs]
+        return [self.frame.push(self.tape, _value_if_bound(name) if (id(block), name) in self.unsure_checkpoints
+                                else syntax.name(name), pair) for name, pair in pairs]
+
+    def _checkpoint_later_reads(self, block, index, maybe_bound_before, bound, block_locals) -> None:
+        """Checkpoint, once per iteration of ``block``, the names the branch or loop at ``index`` binds first
+        and a later statement of ``block`` reads.
+
+        The branch or loop restores such a name for its own adjoints only when the backward sweep reaches it,
+        after the adjoints of the statements that follow it; those need the value it had after the branch or
+        loop, so ``block``'s backward pass restores it first.
+        """
+        compound = block[index]
+        first_bound = {name for inner in syntax.iter_statements(compound.body + compound.orelse)
+                       if isinstance(inner, gast.Assign) and not is_store(inner)
+                       for name in [inner.targets[0].id]
+                       if name not in self.bound_before[id(compound)] and name not in maybe_bound_before
+                       and name not in self.maybe_bound_at_loop[-1]}
+        read_later = set().union(*(syntax.loaded_names(later) for later in block[index + 1:]))
+        for name in sorted(first_bound & read_later):
+            if name not in block_locals:
+                block_locals.append(name)
+                if name not in bound:
+                    self.unsure_checkpoints.add((id(block), name))
 
     def _push(self, stmt, value, restore_target):
         pair = self.frame.new_pair()
