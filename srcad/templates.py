@@ -17,7 +17,10 @@ Contract:
   code when the call did not pass ``p`` (so ``p`` has the rule's default);
   a rule's defaults must therefore match the function's own.
 - A rule's ``if`` may test constant arguments only (``if axis is None:``); it
-  is decided when the rule is instantiated.
+  is decided when the rule is instantiated.  ``literal(y)`` in a test asks
+  whether the call passed ``y`` as a number literal (``x ** 2``), so a rule
+  can keep the plain formula for literal arguments and guard the general case
+  (``if literal(y):`` then, inside it, ``if y == 0:``).
 - ``nondifferentiable(fn)`` declares that ``fn``'s output carries no
   derivative (its derivative is zero or undefined everywhere it is used).
 - ``registry_version()`` changes whenever a rule is registered, so caches can
@@ -64,6 +67,16 @@ class DerivativeNotation:
 
 
 d = DerivativeNotation()
+
+
+def literal(value) -> bool:
+    """In a rule's ``if`` test: whether the call passed ``value`` as a number literal.
+
+    Like ``d``, it only has meaning inside a rule: srcad decides it when it
+    instantiates the rule.
+    """
+    raise SrcadError("`literal(...)` is template notation; it only has meaning in the `if` test of an "
+                     "@adjoint or @tangent rule, which srcad reads but never runs")
 
 
 @dataclass
@@ -337,6 +350,10 @@ class _Substitute(gast.NodeTransformer):
         self.bindings = bindings
         self.defaulted = defaulted
 
+    def visit_If(self, node):
+        node.test = _Literals(self.replacements, self.scope).visit(node.test)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         # ``f(..., axis=axis)`` where the user left ``axis`` at its default: leave it out.
         node.keywords = [kw for kw in node.keywords
@@ -355,3 +372,27 @@ class _Substitute(gast.NodeTransformer):
             node.id = self.bindings.bind(node.id, self.scope[node.id])
             return node
         raise SrcadError(f"a gradient rule reads the unknown name {node.id!r}")
+
+
+def _is_number_literal(node) -> bool:
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return (isinstance(node, gast.Constant) and isinstance(node.value, (int, float))
+            and not isinstance(node.value, bool))
+
+
+class _Literals(gast.NodeTransformer):
+    """``literal(p)`` in a rule's ``if`` test becomes ``True`` or ``False``: whether ``p`` is bound to a number."""
+
+    def __init__(self, replacements, scope):
+        self.replacements = replacements
+        self.scope = scope
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.func, gast.Name) and self.scope.get(node.func.id) is literal):
+            return node
+        if len(node.args) != 1 or not isinstance(node.args[0], gast.Name) or node.keywords:
+            raise SrcadError("`literal(...)` in a rule takes one parameter of the rule, e.g. `literal(y)`")
+        bound = self.replacements.get(node.args[0].id)
+        return syntax.constant(bound is not None and _is_number_literal(bound))

@@ -41,7 +41,7 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 
 import numpy as np
 
-from srcad import runtime, runtime_linalg, runtime_reductions, runtime_shapes
+from srcad import runtime, runtime_limits, runtime_linalg, runtime_reductions, runtime_shapes
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -51,6 +51,7 @@ except ImportError:  # SciPy is optional: its rows are left out
 
 ARGUMENTS = ("x", "y", "z")
 NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime,
+             "runtime_limits": runtime_limits,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
 
@@ -127,6 +128,7 @@ SPECS: List[Spec] = [
     Spec(np.divide, "np.divide(x, y)", BINARY, domain=("real", "nonzero")),
     Spec(operator.pow, "x ** y", BINARY_PY, domain=("positive", "real")),
     Spec(operator.pow, "x ** 3", UNARY_PY, tag="int-exponent"),
+    Spec(operator.pow, "x ** 0 + x ** 1", UNARY_PY, tag="exponents-0-1"),
     Spec(operator.pow, "x ** 2.5", UNARY_PY, domain="positive", tag="float-exponent"),
     Spec(operator.pow, "2.0 ** x", UNARY_PY, tag="constant-base"),
     Spec(np.power, "np.power(x, y)", BINARY, domain=("positive", "real")),
@@ -150,6 +152,7 @@ SPECS: List[Spec] = [
     Spec(np.cbrt, "np.cbrt(x)", UNARY, domain="nonzero"),
     Spec(np.reciprocal, "np.reciprocal(x)", UNARY, domain="nonzero"),
     Spec(np.float_power, "np.float_power(x, y)", BINARY, domain=("positive", "real")),
+    Spec(np.float_power, "np.float_power(x, 2) + np.float_power(x, 0)", UNARY, tag="literal-exponents"),
     # trigonometric and hyperbolic (grad_templates/trig.py) -------------------
     Spec(np.sin, "np.sin(x)", UNARY),
     Spec(np.cos, "np.cos(x)", UNARY),
@@ -211,6 +214,7 @@ SPECS: List[Spec] = [
     Spec(math.log10, "math.log10(x)", SCALAR, domain="positive"),
     Spec(math.sqrt, "math.sqrt(x)", SCALAR, domain="positive"),
     Spec(math.pow, "math.pow(x, y)", [(PYFLOAT, PYFLOAT), ((), PYFLOAT)], domain=("positive", "real")),
+    Spec(math.pow, "math.pow(x, 3.0) + math.pow(x, 0.0)", SCALAR, tag="literal-exponents"),
     Spec(math.hypot, "math.hypot(x, y)", [(PYFLOAT, PYFLOAT)], domain="nonzero"),
     Spec(math.fabs, "math.fabs(x)", SCALAR, domain="nonzero"),
     Spec(math.erf, "math.erf(x)", SCALAR),
@@ -514,6 +518,8 @@ SPECS: List[Spec] = [
     Spec(runtime_reductions.uncumsum, "runtime_reductions.uncumsum(x, y, axis=1)", [((2, 3), (2, 3))], tag="axis1"),
     Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, [y, z])", [((), (), ()), ((3,), (3,), (3,))]),
     Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, y)", [((3,), (2, 3))], tag="array"),
+    Spec(runtime_limits.xdivy, "runtime_limits.xdivy(x, y)", BINARY_PY, domain=("real", "nonzero")),
+    Spec(runtime_limits.xlogy, "runtime_limits.xlogy(x, y)", BINARY_PY, domain=("real", "positive")),
     Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, [1.0, 3.0, 3.0], 3.0)",
          [(), PYFLOAT]),
     Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, 2.0, 2.0, other=2.0)",
