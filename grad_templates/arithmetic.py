@@ -11,8 +11,9 @@ included, so its derivative is 0; ``x ** 1`` has derivative 1 and
 ``y * x ** (y - 1)`` (exact at 0 for ``y == 1`` and ``y >= 2``) and ``x ** 0``
 gets no derivative at all; any other exponent uses ``x ** (y - 1)`` only
 where ``y != 0`` (JAX's and autograd's choice).  With respect to ``y`` the
-derivative is ``xlogy(z, x)``: 0 at ``x == 0`` for ``y > 0``, where
-``0 ** y`` is 0 for every ``y``.  At ``x == y == 0`` (where ``0 ** y`` jumps
+derivative is ``z log(x)``, computed as ``xlogy(dz * z, x)``: 0 where
+``dz * z`` is 0, so at ``x == 0`` for ``y > 0``, where ``0 ** y`` is 0 for
+every ``y``.  At ``x == y == 0`` (where ``0 ** y`` jumps
 from 1 to 0) it stays ``-inf``, and ``x ** 0.5`` at 0 is infinite: those are
 genuine singularities.
 """
@@ -76,7 +77,7 @@ def pow_adjoint(z, x, y):
             d[x] = unbroadcast(d[z] * y * x ** (y - 1), x)
     else:
         d[x] = unbroadcast(d[z] * y * x ** np.where(y == 0, 1, y - 1), x)
-        d[y] = unbroadcast(d[z] * xlogy(z, x), y)
+        d[y] = unbroadcast(xlogy(d[z] * z, x), y)
 
 
 @tangent(operator.pow, np.power, pow)
@@ -87,7 +88,7 @@ def pow_tangent(z, x, y):
         else:
             d[z] = d[x] * y * x ** (y - 1)
     else:
-        d[z] = d[x] * y * x ** np.where(y == 0, 1, y - 1) + d[y] * xlogy(z, x)
+        d[z] = d[x] * y * x ** np.where(y == 0, 1, y - 1) + xlogy(d[y] * z, x)
 
 
 @adjoint(operator.neg, np.negative)

@@ -144,7 +144,7 @@ def float_power_adjoint(z, x, y):
             d[x] = unbroadcast(d[z] * y * np.float_power(x, y - 1), x)
     else:
         d[x] = unbroadcast(d[z] * y * np.float_power(x, np.where(y == 0, 1, y - 1)), x)
-        d[y] = unbroadcast(d[z] * xlogy(z, x), y)
+        d[y] = unbroadcast(xlogy(d[z] * z, x), y)
 
 
 @tangent(np.float_power)
@@ -155,4 +155,4 @@ def float_power_tangent(z, x, y):
         else:
             d[z] = broadcast_like(d[x] * y * np.float_power(x, y - 1), z)
     else:
-        d[z] = broadcast_like(d[x] * y * np.float_power(x, np.where(y == 0, 1, y - 1)) + d[y] * xlogy(z, x), z)
+        d[z] = broadcast_like(d[x] * y * np.float_power(x, np.where(y == 0, 1, y - 1)) + xlogy(d[y] * z, x), z)

@@ -238,7 +238,7 @@ def math_pow_adjoint(z, x, y):
             d[x] = d[z] * y * math.pow(x, y - 1.0)
     else:
         d[x] = d[z] * y * math.pow(x, np.where(y == 0, 1.0, y - 1.0))
-        d[y] = d[z] * xlogy(z, x)
+        d[y] = xlogy(d[z] * z, x)
 
 
 @tangent(math.pow)
@@ -249,7 +249,7 @@ def math_pow_tangent(z, x, y):
         else:
             d[z] = d[x] * y * math.pow(x, y - 1.0)
     else:
-        d[z] = d[x] * y * math.pow(x, np.where(y == 0, 1.0, y - 1.0)) + d[y] * xlogy(z, x)
+        d[z] = d[x] * y * math.pow(x, np.where(y == 0, 1.0, y - 1.0)) + xlogy(d[y] * z, x)
 
 
 @adjoint(math.hypot)
