@@ -374,13 +374,6 @@ class _Substitute(gast.NodeTransformer):
         raise SrcadError(f"a gradient rule reads the unknown name {node.id!r}")
 
 
-def _is_number_literal(node) -> bool:
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        node = node.operand
-    return (isinstance(node, gast.Constant) and isinstance(node.value, (int, float))
-            and not isinstance(node.value, bool))
-
-
 class _Literals(gast.NodeTransformer):
     """``literal(p)`` in a rule's ``if`` test becomes ``True`` or ``False``: whether ``p`` is bound to a number."""
 
@@ -395,4 +388,4 @@ class _Literals(gast.NodeTransformer):
         if len(node.args) != 1 or not isinstance(node.args[0], gast.Name) or node.keywords:
             raise SrcadError("`literal(...)` in a rule takes one parameter of the rule, e.g. `literal(y)`")
         bound = self.replacements.get(node.args[0].id)
-        return syntax.constant(bound is not None and _is_number_literal(bound))
+        return syntax.constant(bound is not None and syntax.is_number(bound))

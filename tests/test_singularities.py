@@ -340,3 +340,11 @@ def test_hessian_reverse_over_reverse(label, f, x):
         assert wrong.any() and np.isnan(got[wrong]).all(), f"{label}: a gap that changed; update the table"
     else:
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5, err_msg=label)
+
+
+def test_literal_exponents_keep_the_plain_formula():
+    """``literal(y)`` in the power rules: ``x ** 2`` differentiates to ``2 * x`` as before, ``x ** 0`` to no
+    power at all, and only a variable exponent pays for the guard at ``y == 0``."""
+    assert "np.where" not in srcad.source(fn.sum_squares) and "* 2 * x" in srcad.source(fn.sum_squares)
+    assert "return zeros_like(x)" in srcad.source(fn.sum_power_0) and "** -1" not in srcad.source(fn.sum_power_0)
+    assert "np.where(y == 0, 1, y - 1)" in srcad.source(fn.power_both, wrt=(0, 1))
