@@ -3,11 +3,16 @@
 Outputs are reused where they make the derivative cheaper and exact:
 ``d exp(x) = exp(x) dx``, ``d sqrt(x) = dx / (2 sqrt(x))``.  ``logaddexp``
 uses ``exp(x - z)`` with ``z = logaddexp(x, y) >= x``, so it never overflows.
+
+At the edges of their domains (``docs/singularities.md``): ``sqrt``, ``cbrt``
+at 0 and ``log``, ``log1p`` at 0 and -1 have genuinely infinite derivatives
+and return them; ``float_power`` is exact at 0 like ``**`` (``arithmetic.py``).
 """
 import numpy as np
 
-from srcad.runtime import broadcast_like, unbroadcast
-from srcad.templates import adjoint, d, tangent
+from srcad.runtime import broadcast_like, unbroadcast, zeros_like
+from srcad.runtime.limits import xlogy
+from srcad.templates import adjoint, d, literal, tangent
 
 
 @adjoint(np.exp)
@@ -134,10 +139,20 @@ def reciprocal_tangent(y, x):
 
 @adjoint(np.float_power)
 def float_power_adjoint(z, x, y):
-    d[x] = unbroadcast(d[z] * y * np.float_power(x, y - 1), x)
-    d[y] = unbroadcast(d[z] * z * np.log(x), y)
+    if literal(y):
+        if y != 0:
+            d[x] = unbroadcast(d[z] * y * np.float_power(x, y - 1), x)
+    else:
+        d[x] = unbroadcast(d[z] * y * np.float_power(x, np.where(y == 0, 1, y - 1)), x)
+        d[y] = unbroadcast(xlogy(d[z] * z, x), y)
 
 
 @tangent(np.float_power)
 def float_power_tangent(z, x, y):
-    d[z] = broadcast_like(d[x] * y * np.float_power(x, y - 1) + d[y] * z * np.log(x), z)
+    if literal(y):
+        if y == 0:
+            d[z] = zeros_like(z)
+        else:
+            d[z] = broadcast_like(d[x] * y * np.float_power(x, y - 1), z)
+    else:
+        d[z] = broadcast_like(d[x] * y * np.float_power(x, np.where(y == 0, 1, y - 1)) + xlogy(d[y] * z, x), z)

@@ -6,7 +6,9 @@ tangent each (a zero tangent drops its term).  ``einsum`` is differentiated
 for one to three operands (a call with more is reported as not matching the
 rule), in the subscripts-string form.  Choices at kinks: ``norm`` with ``ord=inf``/``-inf``
 (and the matrix 1/inf norms) splits the gradient equally among tied extreme
-entries (rows, columns); every norm's derivative is undefined (NaN) at 0.
+entries (rows, columns).  At 0 a norm has a kink: the vector norms and the
+Frobenius norm take the subgradient 0 (``norm_direction``; the only choice
+that keeps the gradient of an even function odd), see ``docs/singularities.md``.
 """
 import operator
 

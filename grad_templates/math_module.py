@@ -9,6 +9,9 @@ Choices at kinks: ``math.fabs`` has derivative ``sign(x)`` (0 at 0); the
 builtin ``max(a, b)``/``min(a, b)`` give each operand half the gradient at a
 tie, and ``max(iterable)`` splits it equally among the items equal to the
 result.  ``math.log(x, base)`` needs ``base`` as a literal (or left out).
+``math.pow`` is exact at 0 like ``**`` (``arithmetic.py``), and
+``math.hypot`` has the subgradient 0 at ``(0, 0)`` like ``np.hypot``
+(``docs/singularities.md``).
 """
 import math
 
@@ -16,7 +19,8 @@ import numpy as np
 
 from srcad.runtime import broadcast_like, digamma, unbroadcast
 from srcad.runtime.reductions import extremum_grad, extremum_tangent, unsum
-from srcad.templates import adjoint, d, tangent
+from srcad.runtime.limits import xdivy, xlogy
+from srcad.templates import adjoint, d, literal, tangent
 
 
 @adjoint(math.sin)
@@ -229,24 +233,34 @@ def math_sqrt_tangent(y, x):
 
 @adjoint(math.pow)
 def math_pow_adjoint(z, x, y):
-    d[x] = d[z] * y * math.pow(x, y - 1.0)
-    d[y] = d[z] * z * math.log(x)
+    if literal(y):
+        if y != 0:
+            d[x] = d[z] * y * math.pow(x, y - 1.0)
+    else:
+        d[x] = d[z] * y * math.pow(x, np.where(y == 0, 1.0, y - 1.0))
+        d[y] = xlogy(d[z] * z, x)
 
 
 @tangent(math.pow)
 def math_pow_tangent(z, x, y):
-    d[z] = d[x] * y * math.pow(x, y - 1.0) + d[y] * z * math.log(x)
+    if literal(y):
+        if y == 0:
+            d[z] = 0.0
+        else:
+            d[z] = d[x] * y * math.pow(x, y - 1.0)
+    else:
+        d[z] = d[x] * y * math.pow(x, np.where(y == 0, 1.0, y - 1.0)) + xlogy(d[y] * z, x)
 
 
 @adjoint(math.hypot)
 def math_hypot_adjoint(z, x, y):
-    d[x] = d[z] * x / z
-    d[y] = d[z] * y / z
+    d[x] = d[z] * xdivy(x, z)
+    d[y] = d[z] * xdivy(y, z)
 
 
 @tangent(math.hypot)
 def math_hypot_tangent(z, x, y):
-    d[z] = (d[x] * x + d[y] * y) / z
+    d[z] = xdivy(d[x] * x + d[y] * y, z)
 
 
 @adjoint(math.fabs)

@@ -8,13 +8,24 @@ Choices at kinks: ``max``/``min``/``amax``/``amin``/``nanmax``/``nanmin``
 split the gradient equally among tied extreme elements (``k`` ties get
 ``1/k`` each), and so does ``ptp`` for each of its two ends.  ``prod`` and
 ``cumprod`` are exact where the input has zeros (no division by the input).
-``nansum``/``nanmean`` give NaN elements a zero gradient.
+``nansum``/``nanmean``/``nanvar``/``nanstd`` give NaN elements a zero gradient.
+
+Zero spread (``docs/singularities.md``): the gradient of ``var`` is
+``2 (x - mean) / (n - ddof)``, exact everywhere; NumPy divides by
+``max(n - ddof, 0)`` and so does the rule (``reduced_count(x, axis, ddof)``),
+so where ``ddof >= n`` both the value and the gradient are inf or NaN.  The
+gradient of ``std`` is ``(x - mean) / ((n - ddof) std)``, taken as 0 where
+``x - mean`` is exactly 0 (``xdivy``): along an axis of one element ``std``
+is identically 0 and 0 is its derivative; along a longer constant axis
+``std`` has a kink (it is a norm of ``x - mean``) and 0 is its smallest
+subgradient, the convention of ``np.linalg.norm`` at 0.
 """
 import numpy as np
 
 from srcad.runtime import reduced_count, unreduce
-from srcad.runtime.reductions import (cumprod_grad, cumprod_tangent, extreme_share, nanmean_weights,
-                                      prod_others, ptp_share, uncumsum)
+from srcad.runtime.limits import xdivy
+from srcad.runtime.reductions import (cumprod_grad, cumprod_tangent, extreme_share, nan_centered, nan_count,
+                                      nanmean_weights, prod_others, ptp_share, uncumsum)
 from srcad.templates import adjoint, d, tangent
 
 
@@ -54,25 +65,51 @@ def prod_tangent(y, x, axis=None, dtype=None, out=None, keepdims=False):
 @adjoint(np.var)
 def var_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[x] = (unreduce(d[y], x, axis=axis, keepdims=keepdims) * 2.0 * (x - np.mean(x, axis=axis, keepdims=True))
-            / (reduced_count(x, axis=axis) - ddof))
+            / reduced_count(x, axis=axis, ddof=ddof))
 
 
 @tangent(np.var)
 def var_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
     d[y] = (np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims) * 2.0
-            / (reduced_count(x, axis=axis) - ddof))
+            / reduced_count(x, axis=axis, ddof=ddof))
 
 
 @adjoint(np.std)
 def std_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    d[x] = (unreduce(d[y] / y, x, axis=axis, keepdims=keepdims) * (x - np.mean(x, axis=axis, keepdims=True))
-            / (reduced_count(x, axis=axis) - ddof))
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * xdivy(
+        x - np.mean(x, axis=axis, keepdims=True),
+        unreduce(y, x, axis=axis, keepdims=keepdims) * reduced_count(x, axis=axis, ddof=ddof))
 
 
 @tangent(np.std)
 def std_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
-    d[y] = (np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)
-            / (y * (reduced_count(x, axis=axis) - ddof)))
+    d[y] = xdivy(np.sum(d[x] * (x - np.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims),
+                 y * reduced_count(x, axis=axis, ddof=ddof))
+
+
+@adjoint(np.nanvar)
+def nanvar_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] = (unreduce(d[y], x, axis=axis, keepdims=keepdims) * 2.0 * nan_centered(x, x, axis=axis)
+            / nan_count(x, axis=axis, ddof=ddof))
+
+
+@tangent(np.nanvar)
+def nanvar_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[y] = 2.0 * np.sum(d[x] * nan_centered(x, x, axis=axis) / nan_count(x, axis=axis, ddof=ddof), axis=axis,
+                        keepdims=keepdims)
+
+
+@adjoint(np.nanstd)
+def nanstd_adjoint(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[x] = unreduce(d[y], x, axis=axis, keepdims=keepdims) * xdivy(
+        nan_centered(x, x, axis=axis),
+        unreduce(y, x, axis=axis, keepdims=keepdims) * nan_count(x, axis=axis, ddof=ddof))
+
+
+@tangent(np.nanstd)
+def nanstd_tangent(y, x, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    d[y] = np.sum(d[x] * xdivy(nan_centered(x, x, axis=axis), unreduce(y, x, axis=axis, keepdims=keepdims)
+                               * nan_count(x, axis=axis, ddof=ddof)), axis=axis, keepdims=keepdims)
 
 
 @adjoint(np.max, np.min, np.amax, np.amin, np.nanmax, np.nanmin)

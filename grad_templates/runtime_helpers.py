@@ -3,7 +3,8 @@
 Generated code calls helpers from ``srcad.runtime`` (this module),
 ``srcad.runtime.linalg`` and ``srcad.runtime.decompositions``
 (``runtime_helpers_linalg``), ``srcad.runtime.reductions`` and
-``srcad.runtime.shapes`` (``runtime_helpers_reductions``).  With their rules
+``srcad.runtime.shapes`` (``runtime_helpers_reductions``); ``srcad.runtime.limits``
+(here, and shared with ``scipy.special.xlogy``).  With their rules
 ``srcad.grad(srcad.grad(f))``, ``srcad.hessian`` and ``srcad.hvp``
 differentiate that code like any other.
 
@@ -20,8 +21,10 @@ and declared non-differentiable.
 import numpy as np
 
 from srcad import runtime
+from srcad.runtime import limits as runtime_limits
 from srcad.runtime import (add_at, broadcast_like, dot_lhs_grad, dot_rhs_grad, filled_like, matmul_lhs_grad,
                            matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce, zeros_like)
+from srcad.runtime.limits import xdivy, xlogy
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
@@ -183,6 +186,33 @@ def sinc_slope_adjoint(y, x):
 def sinc_slope_tangent(y, x):
     d[y] = d[x] * np.where(x == 0, -np.pi ** 2 / 3.0,
                            -np.pi ** 2 * np.sinc(x) - 2.0 * sinc_slope(x) / np.where(x == 0, 1.0, x))
+
+
+# ``xdivy(x, y)`` and ``xlogy(x, y)`` are ``x / y`` and ``x log y`` with 0 where ``x == 0``.  Their rules
+# keep that zero: a term whose factor from ``x`` (or from the derivative of ``x``) is exactly 0 is 0,
+# so a gradient that is 0 because ``x`` vanishes identically has a second derivative of 0 (``std`` of
+# one element, ``0.0 ** y``).  Where ``y`` is 0 and that factor is not, the terms stay infinite.
+
+@adjoint(runtime_limits.xdivy)
+def xdivy_adjoint(z, x, y):
+    d[x] = unbroadcast(xdivy(d[z], y), x)
+    d[y] = unbroadcast(-d[z] * xdivy(z, y), y)
+
+
+@tangent(runtime_limits.xdivy)
+def xdivy_tangent(z, x, y):
+    d[z] = xdivy(d[x] - d[y] * z, y)
+
+
+@adjoint(runtime_limits.xlogy)
+def xlogy_adjoint(z, x, y):
+    d[x] = unbroadcast(xlogy(d[z], y), x)
+    d[y] = unbroadcast(d[z] * xdivy(x, y), y)
+
+
+@tangent(runtime_limits.xlogy)
+def xlogy_tangent(z, x, y):
+    d[z] = xlogy(d[x], y) + d[y] * xdivy(x, y)
 
 
 nondifferentiable(runtime.zeros_like, runtime.reduced_count, runtime.maximum_share, runtime.fmax_share,

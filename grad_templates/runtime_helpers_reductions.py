@@ -9,8 +9,10 @@ is the helper applied to the tangent.  ``prod_others`` (the gradient of
 multilinear ``prod_others_tangent``, ``prod_others_tangent2`` and
 ``prod_others_tangent3`` (exact where the input has zeros), so ``np.prod`` can
 be differentiated four times.  ``logsumexp_weights`` is differentiated through
-its output (``b * exp(a - result)``).  Shares of a gradient among tied
-extremes, ``nanmean``'s weights and padding masks are piecewise constant and
+its output (``b * exp(a - result)``).  ``nan_centered(t, x)`` (in the
+gradients of ``nanvar``/``nanstd``) is linear and symmetric in ``t``, so it is
+its own adjoint; ``x`` only marks the NaNs.  Shares of a gradient among tied
+extremes, ``nanmean``'s weights, ``nanvar``'s counts and padding masks are piecewise constant and
 non-differentiable.  ``cumprod_grad`` and ``cumprod_tangent`` have no rules:
 srcad differentiates their source like a user's function.
 """
@@ -18,8 +20,9 @@ import numpy as np
 
 from srcad.runtime import reductions as runtime_reductions, shapes as runtime_shapes
 from srcad.runtime import unbroadcast, unreduce
-from srcad.runtime.reductions import (extremum_grad, extremum_tangent, logsumexp_weights, prod_others_tangent,
-                                      prod_others_tangent2, prod_others_tangent3, uncumsum, unsum)
+from srcad.runtime.reductions import (extremum_grad, extremum_tangent, logsumexp_weights, nan_centered,
+                                      prod_others_tangent, prod_others_tangent2, prod_others_tangent3, uncumsum,
+                                      unsum)
 from srcad.runtime.shapes import (unarray, uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
                                   unpad, unrepeat, unstack, untake, untake_along_axis, untile, untrace, unvstack)
 from srcad.templates import adjoint, d, nondifferentiable, tangent
@@ -268,7 +271,17 @@ def untrace_tangent(y, grad, a, offset=0, axis1=0, axis2=1):
     d[y] = untrace(d[grad], a, offset=offset, axis1=axis1, axis2=axis2)
 
 
+@adjoint(runtime_reductions.nan_centered)
+def nan_centered_adjoint(y, t, x, axis=None):
+    d[t] = nan_centered(d[y], x, axis=axis)
+
+
+@tangent(runtime_reductions.nan_centered)
+def nan_centered_tangent(y, t, x, axis=None):
+    d[y] = nan_centered(d[t], x, axis=axis)
+
+
 nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share,
-                  runtime_reductions.nanmean_weights, runtime_reductions.extremum_share,
+                  runtime_reductions.nanmean_weights, runtime_reductions.nan_count, runtime_reductions.extremum_share,
                   runtime_shapes.padding_mask,
                   reason="it is a piecewise-constant share of a gradient or a mask")

@@ -8,6 +8,14 @@ forms ``exp`` of a large positive number, so inputs of +-1e3 give finite
 gradients.  ``log_ndtr`` uses ``exp(-x^2/2 - log_ndtr(x))`` for the same
 reason.  ``logsumexp`` is differentiated with respect to ``a`` and the
 weights ``b``; ``return_sign`` is not supported.
+
+Removable singularities (``docs/singularities.md``): ``xlogy(x, y)`` is 0
+for every ``y`` when ``x == 0``, so its derivative with respect to ``y`` is
+0 there (``xdivy(x, y)``, also at ``y == 0``); the same holds for
+``xlog1py`` at ``y == -1`` and for ``rel_entr``/``kl_div`` at ``x == y == 0``
+(the derivative on their domain ``y >= 0``).  The derivatives with respect to
+``x`` at those points (``log(0)``) and ``entr``'s at 0 are genuinely
+infinite and stay so.
 """
 try:
     from scipy import special
@@ -17,8 +25,11 @@ except ImportError:  # pragma: no cover - SciPy is optional
 import numpy as np
 
 from srcad.runtime import unbroadcast, unreduce
+from srcad.runtime.limits import xdivy
 from srcad.runtime.reductions import logsumexp_weights
 from srcad.templates import adjoint, d, tangent
+
+from .runtime_helpers import xlogy_adjoint, xlogy_tangent
 
 if special is not None:
     @adjoint(special.expit)
@@ -173,23 +184,17 @@ if special is not None:
         d[z] = (d[a] * (special.digamma(a) - special.digamma(a + b))
                 + d[b] * (special.digamma(b) - special.digamma(a + b)))
 
-    @adjoint(special.xlogy)
-    def xlogy_adjoint(z, x, y):
-        d[x] = unbroadcast(d[z] * np.log(y), x)
-        d[y] = unbroadcast(d[z] * x / y, y)
-
-    @tangent(special.xlogy)
-    def xlogy_tangent(z, x, y):
-        d[z] = d[x] * np.log(y) + d[y] * x / y
+    adjoint(special.xlogy)(xlogy_adjoint)   # the rules of srcad's own xlogy (runtime_helpers.py)
+    tangent(special.xlogy)(xlogy_tangent)
 
     @adjoint(special.xlog1py)
     def xlog1py_adjoint(z, x, y):
         d[x] = unbroadcast(d[z] * np.log1p(y), x)
-        d[y] = unbroadcast(d[z] * x / (1.0 + y), y)
+        d[y] = unbroadcast(d[z] * xdivy(x, 1.0 + y), y)
 
     @tangent(special.xlog1py)
     def xlog1py_tangent(z, x, y):
-        d[z] = d[x] * np.log1p(y) + d[y] * x / (1.0 + y)
+        d[z] = d[x] * np.log1p(y) + d[y] * xdivy(x, 1.0 + y)
 
     @adjoint(special.entr)
     def entr_adjoint(y, x):
@@ -202,20 +207,20 @@ if special is not None:
     @adjoint(special.rel_entr)
     def rel_entr_adjoint(z, x, y):
         d[x] = unbroadcast(d[z] * (np.log(x / y) + 1.0), x)
-        d[y] = unbroadcast(-d[z] * x / y, y)
+        d[y] = unbroadcast(-d[z] * xdivy(x, y), y)
 
     @tangent(special.rel_entr)
     def rel_entr_tangent(z, x, y):
-        d[z] = d[x] * (np.log(x / y) + 1.0) - d[y] * x / y
+        d[z] = d[x] * (np.log(x / y) + 1.0) - d[y] * xdivy(x, y)
 
     @adjoint(special.kl_div)
     def kl_div_adjoint(z, x, y):
         d[x] = unbroadcast(d[z] * np.log(x / y), x)
-        d[y] = unbroadcast(d[z] * (1.0 - x / y), y)
+        d[y] = unbroadcast(d[z] * (1.0 - xdivy(x, y)), y)
 
     @tangent(special.kl_div)
     def kl_div_tangent(z, x, y):
-        d[z] = d[x] * np.log(x / y) + d[y] * (1.0 - x / y)
+        d[z] = d[x] * np.log(x / y) + d[y] * (1.0 - xdivy(x, y))
 
     @adjoint(special.i0)
     def i0_adjoint(y, x):

@@ -3,11 +3,16 @@
 All are ufuncs (elementwise).  Inverse functions have their usual domains
 (``arcsin``/``arccos``/``arctanh`` on (-1, 1), ``arccosh`` on (1, inf)); at
 the ends of a domain the derivative is infinite, as the formulas give.
-``np.sinc``'s derivative at 0 is 0.
+``np.sinc``'s derivative at 0 is 0 (its limit; the second derivative is
+``-pi**2 / 3``).  ``np.hypot`` at ``(0, 0)`` is a cone, ``|(x, y)|``: its
+derivative there takes the subgradient 0, like ``np.linalg.norm`` at 0.
+``np.arctan2`` at ``(0, 0)`` is not even continuous, so its derivative is
+undefined and stays NaN (``docs/singularities.md``).
 """
 import numpy as np
 
 from srcad.runtime import sinc_slope, unbroadcast
+from srcad.runtime.limits import xdivy
 from srcad.templates import adjoint, d, tangent
 
 
@@ -84,13 +89,13 @@ def arctan2_tangent(z, y, x):
 
 @adjoint(np.hypot)
 def hypot_adjoint(z, x, y):
-    d[x] = unbroadcast(d[z] * x / z, x)
-    d[y] = unbroadcast(d[z] * y / z, y)
+    d[x] = unbroadcast(d[z] * xdivy(x, z), x)
+    d[y] = unbroadcast(d[z] * xdivy(y, z), y)
 
 
 @tangent(np.hypot)
 def hypot_tangent(z, x, y):
-    d[z] = (d[x] * x + d[y] * y) / z
+    d[z] = xdivy(d[x] * x + d[y] * y, z)
 
 
 @adjoint(np.sinh)

@@ -17,7 +17,10 @@ Contract:
   code when the call did not pass ``p`` (so ``p`` has the rule's default);
   a rule's defaults must therefore match the function's own.
 - A rule's ``if`` may test constant arguments only (``if axis is None:``); it
-  is decided when the rule is instantiated.
+  is decided when the rule is instantiated.  ``literal(y)`` in a test asks
+  whether the call passed ``y`` as a number literal (``x ** 2``), so a rule
+  can keep the plain formula for literal arguments and guard the general case
+  (``if literal(y):`` then, inside it, ``if y == 0:``).
 - ``nondifferentiable(fn)`` declares that ``fn``'s output carries no
   derivative (its derivative is zero or undefined everywhere it is used).
 - ``registry_version()`` changes whenever a rule is registered, so caches can
@@ -61,6 +64,16 @@ class DerivativeNotation:
 
 
 d = DerivativeNotation()
+
+
+def literal(value) -> bool:
+    """In a rule's ``if`` test: whether the call passed ``value`` as a number literal.
+
+    Like ``d``, it only has meaning inside a rule: srcad decides it when it
+    instantiates the rule.
+    """
+    raise SrcadError("`literal(...)` is template notation; it only has meaning in the `if` test of an "
+                     "@adjoint or @tangent rule, which srcad reads but never runs")
 
 
 @dataclass

@@ -42,7 +42,8 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 import numpy as np
 
 from srcad import runtime
-from srcad.runtime import linalg as runtime_linalg, reductions as runtime_reductions, shapes as runtime_shapes
+from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
+                           shapes as runtime_shapes)
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -52,6 +53,7 @@ except ImportError:  # SciPy is optional: its rows are left out
 
 ARGUMENTS = ("x", "y", "z")
 NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime,
+             "runtime_limits": runtime_limits,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
 
@@ -128,6 +130,7 @@ SPECS: List[Spec] = [
     Spec(np.divide, "np.divide(x, y)", BINARY, domain=("real", "nonzero")),
     Spec(operator.pow, "x ** y", BINARY_PY, domain=("positive", "real")),
     Spec(operator.pow, "x ** 3", UNARY_PY, tag="int-exponent"),
+    Spec(operator.pow, "x ** 0 + x ** 1", UNARY_PY, tag="exponents-0-1"),
     Spec(operator.pow, "x ** 2.5", UNARY_PY, domain="positive", tag="float-exponent"),
     Spec(operator.pow, "2.0 ** x", UNARY_PY, tag="constant-base"),
     Spec(np.power, "np.power(x, y)", BINARY, domain=("positive", "real")),
@@ -151,6 +154,7 @@ SPECS: List[Spec] = [
     Spec(np.cbrt, "np.cbrt(x)", UNARY, domain="nonzero"),
     Spec(np.reciprocal, "np.reciprocal(x)", UNARY, domain="nonzero"),
     Spec(np.float_power, "np.float_power(x, y)", BINARY, domain=("positive", "real")),
+    Spec(np.float_power, "np.float_power(x, 2) + np.float_power(x, 0)", UNARY, tag="literal-exponents"),
     # trigonometric and hyperbolic (grad_templates/trig.py) -------------------
     Spec(np.sin, "np.sin(x)", UNARY),
     Spec(np.cos, "np.cos(x)", UNARY),
@@ -212,6 +216,7 @@ SPECS: List[Spec] = [
     Spec(math.log10, "math.log10(x)", SCALAR, domain="positive"),
     Spec(math.sqrt, "math.sqrt(x)", SCALAR, domain="positive"),
     Spec(math.pow, "math.pow(x, y)", [(PYFLOAT, PYFLOAT), ((), PYFLOAT)], domain=("positive", "real")),
+    Spec(math.pow, "math.pow(x, 3.0) + math.pow(x, 0.0)", SCALAR, tag="literal-exponents"),
     Spec(math.hypot, "math.hypot(x, y)", [(PYFLOAT, PYFLOAT)], domain="nonzero"),
     Spec(math.fabs, "math.fabs(x)", SCALAR, domain="nonzero"),
     Spec(math.erf, "math.erf(x)", SCALAR),
@@ -270,6 +275,12 @@ SPECS: List[Spec] = [
     Spec(np.nansum, "np.nansum(x, axis=1, keepdims=True)", [(2, 3)], tag="axis1-keepdims"),
     Spec(np.nanmean, "np.nanmean(x)", UNARY),
     Spec(np.nanmean, "np.nanmean(x, axis=0)", [(2, 3)], tag="axis0"),
+    Spec(np.nanvar, "np.nanvar(x)", [(3,), (2, 3)]),
+    Spec(np.nanvar, "np.nanvar(x, axis=0, ddof=1)", [(3, 2)], tag="axis0-ddof"),
+    Spec(np.nanvar, "np.nanvar(x, axis=-1, keepdims=True)", [(2, 3)], tag="keepdims"),
+    Spec(np.nanstd, "np.nanstd(x)", [(3,), (2, 3)]),
+    Spec(np.nanstd, "np.nanstd(x, axis=1, ddof=1)", [(2, 3)], tag="axis1-ddof"),
+    Spec(np.nanstd, "np.nanstd(x, axis=(0, 1), keepdims=True)", [(2, 3, 2)], tag="axes-keepdims"),
     Spec(np.cumsum, "np.cumsum(x)", [(), (4,), (2, 3)]),
     Spec(np.cumsum, "np.cumsum(x, axis=1)", [(2, 3), (2, 3, 2)], tag="axis1"),
     Spec(np.cumprod, "np.cumprod(x)", [(), (4,), (2, 3)]),
@@ -515,6 +526,11 @@ SPECS: List[Spec] = [
     Spec(runtime_reductions.uncumsum, "runtime_reductions.uncumsum(x, y, axis=1)", [((2, 3), (2, 3))], tag="axis1"),
     Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, [y, z])", [((), (), ()), ((3,), (3,), (3,))]),
     Spec(runtime_reductions.unsum, "runtime_reductions.unsum(x, y)", [((3,), (2, 3))], tag="array"),
+    Spec(runtime_reductions.nan_centered, "runtime_reductions.nan_centered(x, y)", [((3,), (3,)), ((2, 3), (2, 3))]),
+    Spec(runtime_reductions.nan_centered, "runtime_reductions.nan_centered(x, y, axis=1)", [((2, 3), (2, 3))],
+         tag="axis1"),
+    Spec(runtime_limits.xdivy, "runtime_limits.xdivy(x, y)", BINARY_PY, domain=("real", "nonzero")),
+    Spec(runtime_limits.xlogy, "runtime_limits.xlogy(x, y)", BINARY_PY, domain=("real", "positive")),
     Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, [1.0, 3.0, 3.0], 3.0)",
          [(), PYFLOAT]),
     Spec(runtime_reductions.extremum_grad, "runtime_reductions.extremum_grad(x, 2.0, 2.0, other=2.0)",

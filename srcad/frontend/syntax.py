@@ -75,6 +75,13 @@ def is_comment(stmt) -> bool:
             and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id == COMMENT_CALL)
 
 
+def is_number(node) -> bool:
+    """Whether ``node`` is a number literal, with or without a sign (``2``, ``-1.5``, ``+3j``)."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        node = node.operand
+    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex))
+
+
 def is_atom(node) -> bool:
     """A Name or a Constant: what A-normal form allows as an operand."""
     return isinstance(node, (gast.Name, gast.Constant))

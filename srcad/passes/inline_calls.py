@@ -135,7 +135,7 @@ def _candidate(func, value):
         return None
     if value.__name__ == "<lambda>" or parsed.lines[0].lstrip().startswith("@"):
         return None
-    if any(not _is_number(default) for default in parsed.tree.args.defaults):
+    if any(not syntax.is_number(default) for default in parsed.tree.args.defaults):
         return None
     if any(isinstance(node, _NOT_INLINED_BODY) for stmt in parsed.tree.body for node in syntax.walk(stmt)):
         return None
@@ -145,12 +145,6 @@ def _candidate(func, value):
     except SrcadError:
         return None
     return parsed
-
-
-def _is_number(node) -> bool:
-    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
-        node = node.operand
-    return isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex))
 
 
 def _is_docstring(stmt) -> bool:

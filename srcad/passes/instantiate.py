@@ -23,7 +23,7 @@ import gast
 from ..errors import SrcadError
 from ..frontend import syntax
 from ..frontend.naming import Bindings
-from ..templates import Template
+from ..templates import Template, literal
 
 
 def instantiate(template: Template, output, args: List, keywords: List, namer, bindings: Bindings,
@@ -119,6 +119,10 @@ class _Substitute(gast.NodeTransformer):
         self.bindings = bindings
         self.defaulted = defaulted
 
+    def visit_If(self, node):
+        node.test = _Literals(self.replacements, self.scope).visit(node.test)
+        return self.generic_visit(node)
+
     def visit_Call(self, node):
         # ``f(..., axis=axis)`` where the user left ``axis`` at its default: leave it out.
         node.keywords = [kw for kw in node.keywords
@@ -137,3 +141,20 @@ class _Substitute(gast.NodeTransformer):
             node.id = self.bindings.bind(node.id, self.scope[node.id])
             return node
         raise SrcadError(f"a gradient rule reads the unknown name {node.id!r}")
+
+
+class _Literals(gast.NodeTransformer):
+    """``literal(p)`` in a rule's ``if`` test becomes ``True`` or ``False``: whether ``p`` is bound to a number."""
+
+    def __init__(self, replacements, scope):
+        self.replacements = replacements
+        self.scope = scope
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if not (isinstance(node.func, gast.Name) and self.scope.get(node.func.id) is literal):
+            return node
+        if len(node.args) != 1 or not isinstance(node.args[0], gast.Name) or node.keywords:
+            raise SrcadError("`literal(...)` in a rule takes one parameter of the rule, e.g. `literal(y)`")
+        bound = self.replacements.get(node.args[0].id)
+        return syntax.constant(bound is not None and syntax.is_number(bound))

@@ -76,13 +76,16 @@ def unreduce(grad, like, axis=None, keepdims=False):
     return np.broadcast_to(grad, shape)
 
 
-def reduced_count(like, axis=None):
-    """How many elements a reduction over ``axis`` combines."""
+def reduced_count(like, axis=None, ddof=0):
+    """How many elements a reduction over ``axis`` combines, less ``ddof`` and never below 0
+    (the divisor of ``np.var(like, axis, ddof=ddof)``)."""
     shape = np.shape(like)
     if axis is None:
-        return int(np.prod(shape)) if shape else 1
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    return int(np.prod([shape[a] for a in axes]))
+        count = int(np.prod(shape)) if shape else 1
+    else:
+        axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
+        count = int(np.prod([shape[a] for a in axes]))
+    return max(count - ddof, 0) if ddof else count
 
 
 def zeros_like(value):

@@ -22,6 +22,7 @@ import numbers
 import numpy as np
 
 from .core import unbroadcast
+from .limits import xdivy
 
 
 def _mT(a):
@@ -226,7 +227,10 @@ def norm_direction(x, ord=None, axis=None):
     tied largest/smallest ``|x|``; 0 counts nonzeros and has derivative 0.
     Matrix norms: ``'fro'``, ``'nuc'`` (``U V^T``), 2/-2 (the singular
     vectors of the largest/smallest singular value), 1/-1/inf/-inf (the signs
-    of the tied extreme column/row).  Undefined (NaN) at a zero vector.
+    of the tied extreme column/row).  At a zero vector (or matrix) a norm has a
+    kink and every vector norm and the Frobenius norm take the subgradient 0
+    (the odd choice, ``docs/singularities.md``); the spectral and nuclear
+    norms take ``u v^T`` of the SVD NumPy returns.
 
     Example: ``norm_direction(np.array([3.0, 4.0]))`` is ``array([0.6, 0.8])``.
     """
@@ -235,18 +239,18 @@ def norm_direction(x, ord=None, axis=None):
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
         norm = np.linalg.norm(x, ord=ord, axis=axis, keepdims=True)
         if ord is None or ord == 2:
-            return x / norm
+            return xdivy(x, norm)
         if ord == 0:
             return np.zeros_like(x)
         if ord in (np.inf, -np.inf):
             magnitude = np.abs(x)
             hit = magnitude == norm
             return np.sign(x) * hit / np.sum(hit, axis=axes, keepdims=True)
-        return np.sign(x) * (np.abs(x) / norm) ** (ord - 1)
+        return np.sign(x) * xdivy(np.abs(x), norm) ** (ord - 1)
     rows, columns = (0, 1) if axis is None else tuple(a % x.ndim for a in axis)
     moved = np.moveaxis(x, (rows, columns), (-2, -1))
     if ord in (None, "fro"):
-        direction = moved / np.linalg.norm(moved, axis=(-2, -1), keepdims=True)
+        direction = xdivy(moved, np.linalg.norm(moved, axis=(-2, -1), keepdims=True))
     elif ord in ("nuc", 2, -2):
         u, s, vh = np.linalg.svd(moved, full_matrices=False)
         if ord == "nuc":
@@ -292,7 +296,7 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
     else:
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
     norm = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
-    unit = x / norm
+    unit = xdivy(x, norm)   # 0 at a zero vector, where the Hessian (t - unit <unit, t>) / norm is infinite
     return (t - unit * np.sum(unit * t, axis=axes, keepdims=True)) / norm
 
 

@@ -164,6 +164,29 @@ def nanmean_weights(x, axis=None):
     return _float_like(present / np.sum(present, axis=axis, keepdims=True), x)
 
 
+def nan_centered(t, x, axis=None):
+    """``t`` less its mean over the elements where ``x`` is not NaN (along ``axis``), and 0 where ``x`` is NaN.
+
+    ``nan_centered(x, x)`` is ``x - np.nanmean(x, keepdims=True)`` with zeros at the NaNs; it is linear
+    in ``t`` (``x`` only says which elements count), and symmetric, so it is its own adjoint.
+
+    Example: ``nan_centered(np.array([1.0, 2.0, 3.0]), np.array([1.0, np.nan, 3.0]))`` is ``array([-1., 0., 1.])``.
+    """
+    present = ~np.isnan(x)
+    t = np.where(present, t, 0.0)
+    count = np.maximum(np.sum(present, axis=axis, keepdims=True), 1)
+    return np.where(present, t - np.sum(t, axis=axis, keepdims=True) / count, 0.0)
+
+
+def nan_count(x, axis=None, ddof=0):
+    """How many elements of ``x`` are not NaN along ``axis`` (kept as axes of length 1), less ``ddof``
+    and never below 0: the divisor of ``np.nanvar(x, axis, ddof=ddof)``.
+
+    Example: ``nan_count(np.array([[1.0, np.nan], [2.0, 3.0]]), axis=1)`` is ``array([[1], [2]])``.
+    """
+    return np.maximum(np.sum(~np.isnan(x), axis=axis, keepdims=True) - ddof, 0)
+
+
 def uncumsum(grad, like, axis=None):
     """The gradient of ``np.cumsum(like, axis)``: the sum of ``grad`` from each position to the end.
 
