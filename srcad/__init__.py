@@ -12,7 +12,7 @@ The house, in layers from the bottom up.  A module imports only modules of
 its own layer or of the layers below it, and no imports go round in a
 circle (``tests/test_layers.py`` holds the code to this list):
 
-1. ``errors``, ``version``: the error classes and the version, used by every layer
+1. ``errors``, ``version``, ``config``: the error classes, the version and the run-time settings, used by every layer
 2. ``runtime/``: what generated code imports at run time, one module per family of helpers
 3. ``templates``, ``operators``, ``grad_templates/``: the rule registry, the operators rules are keyed by, and the built-in rules
 4. ``frontend/``: the user's source read and parsed, gast helpers, names, emitted Python, loaded modules
@@ -20,7 +20,7 @@ circle (``tests/test_layers.py`` holds the code to this list):
 6. ``passes/``: one module per pass, and the pieces reverse and forward mode share
 7. ``pipeline``: the order passes run in, as data, and the driver that runs them
 8. ``kernels/``: index-notation kernels, a small compiler of their own
-9. ``api``, ``arguments``, ``cache``, ``variants``, ``transforms``, ``checking``, ``trees``, ``optim``, ``__init__``: the public API
+9. ``api``, ``arguments``, ``cache``, ``variants``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``__init__``: the public API
 10. ``cli``, ``__main__``: the command line
 
 From ``pipeline.py`` a reader reaches a rule in three hops: the pipeline names
@@ -31,9 +31,11 @@ the pass (``passes/reverse.py``), the pass hands each statement to
 from .api import Derivative, autodiff, grad, source
 from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
+from .config import config
+from . import verify as _verify  # the verify switch: srcad.config.verify
 from .runtime import insert_grad_of, stop_gradient
 from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
-                     UnsupportedSyntaxError, WrtError)
+                     UnsupportedSyntaxError, VerificationError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
 from . import optim
@@ -41,4 +43,4 @@ import grad_templates as _grad_templates  # registers the built-in rules
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
            "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
-           "WrtError", "SeedError", "__version__"]
+           "WrtError", "SeedError", "VerificationError", "config", "__version__"]

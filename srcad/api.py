@@ -39,6 +39,7 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import cache
 from .frontend import loader, tracebacks
+from .config import config
 from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
 from .arguments import Wrt, like_structure, parameter_names, resolve_wrt
 from .pipeline import build, use_derivative_service
@@ -92,6 +93,8 @@ class Derivative:
         self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
 
     def __call__(self, *args, **kwargs):
+        if config.verify and _verifier is not None and not _THREAD.__dict__.get("verifying"):
+            return _verified_call(self, args, kwargs)
         try:
             if self._version != REGISTRY.version or self._watched and self._scope_changed():
                 self._load()
@@ -239,6 +242,48 @@ def _bind(function, obj):
 
 
 _THREAD = threading.local()   # .building: functions this thread is building derivatives of (recursion check)
+# .verifying: a check is running (its own derivatives are not checked again)
+_verifier: Optional[Callable[[Derivative, tuple, dict], None]] = None
+
+
+def use_verifier(verify: Callable[["Derivative", tuple, dict], None]) -> None:
+    """With ``config.verify`` on, ``verify(derivative, args, kwargs)`` checks each new argument signature.
+
+    ``srcad.verify`` sets it when srcad is imported; it raises on disagreement.
+
+    Example::
+
+        >>> from srcad import api, verify
+        >>> api.use_verifier(verify.verify_call)
+    """
+    global _verifier
+    _verifier = verify
+
+
+def _verified_call(derivative: "Derivative", args: tuple, kwargs: dict):
+    """The derivative's result, checked first when this argument signature is new to it."""
+    _THREAD.verifying = True
+    try:
+        result = derivative(*args, **kwargs)
+        signature = (tuple(_signature_of(a) for a in args), tuple(sorted(kwargs)))
+        checked = derivative.__dict__.setdefault("_verified_signatures", set())
+        if signature not in checked:
+            _verifier(derivative, args, kwargs)
+            checked.add(signature)
+    finally:
+        _THREAD.verifying = False
+    return result
+
+
+def _signature_of(value):
+    if isinstance(value, np.ndarray):
+        return ("array", value.shape, value.dtype.str)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, tuple(_signature_of(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted(((repr(k), _signature_of(v)) for k, v in value.items()), key=repr)))
+    return (type(value).__name__,)
+
 
 
 def _compile_entry(func, key, wrt, mode, options, fresh=False):

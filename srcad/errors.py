@@ -41,6 +41,10 @@ class SeedError(SrcadError):
     """A seed (output cotangent) that does not match the function's output."""
 
 
+class VerificationError(SrcadError):
+    """With ``srcad.config.verify`` on: a derivative disagreed with central finite differences."""
+
+
 class Location:
     """A place in the user's source: file, 1-based line, 0-based column and the line's text."""
 

@@ -37,3 +37,11 @@ def ratio(x, k):
 
 def pick(x, i):
     return x[i] * 2.0
+
+
+def softplus(x):
+    return np.log1p(np.exp(x))
+
+
+def uses_softplus(x):
+    return np.sum(softplus(x))
