@@ -191,6 +191,97 @@ def f(w, x):
             k1 = k1 + 1
     return (np.sum(np.minimum(x, x[0])) * -x[::-1])
 """),
+    ("placeholder_adjoint_rebound_by_unbroadcast_then_changed_in_place", "S,W,V", [140794], """\
+def helper0(a0):
+    if (0.7 - a0[-1]) < 0.5:
+        if (a0[0] * a0[0]) > 0.0:
+            t0 = np.clip(((a0[0] * a0[0]) + a0[:2]), -1.0, 1.0)
+            if a0[0] < 0.0:
+                return (a0[1:] / (1.0 + t0 * t0) if np.mean(t0) > -0.3 else (t0 if np.sum(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])) < 0.5 else a0[1:]))
+            z1 = np.zeros(2)
+            z1[:] = t0
+        else:
+            if a0[-1] < 0.5:
+                return -(a0[1:] if a0[-1] > 0.0 else a0[1:])
+    else:
+        for i2 in range(2, -1, -1):
+            if math.sqrt(1.0 + a0[0] * a0[0]) < 0.0:
+                return ((0.25 * i2 * a0[1:]) if a0[0] / (1.0 + a0[i2] * a0[i2]) < 0.0 else -a0[:2])
+            a0 = a0 * 1.0
+        t3 = -(0.7 + a0[0])
+        t3 -= np.max(np.outer(a0[:2], a0[::-1]))
+    for i4 in range(1, 5):
+        a0 = a0[::-1] * 1.0
+        if (0.25 * i4) ** 3 > 0.0:
+            continue
+    if a0[-1] > 0.0:
+        a0 = -a0
+        t5 = (a0 - np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]))
+    else:
+        if -a0[0] > 0.0:
+            t6 = a0[1:] * 1.0
+        t7 = np.arctan(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]))
+        if np.dot(a0, t7[1]) > -0.3:
+            a0 = (((a0[-1] + t7[1, 2]) - np.mean(t7)) + -np.mean(t7, axis=0))
+            t7[0] = t7[0, :]
+            t8 = a0[::-1] * 1.0
+    return (a0[-1] * a0[:2])
+
+
+def helper1(a0, a1, c=0.5):
+    k9 = 0
+    while k9 < 3 and (a0[0]) ** 3 > -0.3:
+        t10 = ((-a1 * (a0[0] - a1)) + (np.log1p(np.exp(a0)) - np.log1p(np.exp(a0))))
+        if t10[0] > 0.0:
+            if a0[0] > 0.5:
+                return np.max(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]))
+            a0 = a0 * 1.0
+        else:
+            t10 += np.exp(-((t10) ** 3) ** 2)
+            if c < -0.3:
+                return -(t10[-1] * c)
+            t11 = (((a0[-1] if c < 0.5 else a0[-1]) if -c < 0.5 else np.arctan2(t10[-1], 2.0 + np.cos(a0[-1]))) + -a0[1:])
+        t10[0] += -a1
+        k9 = k9 + 1
+    return ((a0[:2] if np.clip(a1, -1.0, 1.0) < 0.5 else a0[:2])).sum()
+
+
+def f(s, w, x):
+    t12 = np.arctan2(x[0], 2.0 + np.cos(np.where(np.exp(-(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])) ** 2) > np.outer(w, x), np.exp(-(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])) ** 2), np.outer(w, x))))
+    x = np.sum(((x - np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])) if np.exp(-(s) ** 2) > -0.3 else (t12 if s > -0.3 else t12)), axis=0)
+    if math.tanh(x[-1]) > -0.3:
+        t13 = x[-1] * 1.0
+    else:
+        t12 = (np.abs((t12) ** 2) * helper1(t12[0, :], np.exp(-(s) ** 2)))
+        if (w).sum() > 0.0:
+            t12 -= np.outer(np.log(1.0 + x[:2] * x[:2]), (t12[0, :] if np.sum(w) > -0.3 else t12[1]))
+            t14 = np.arctan2((np.abs(w[1]) - (t12).sum()), 2.0 + np.cos(-np.sin(w[1])))
+            t15 = -x[:2]
+        else:
+            z16 = np.zeros((2, 3))
+            z16[1, 2] = helper1((t12).sum(axis=0), s)
+        k17 = 0
+        while k17 < 4:
+            t18 = (t12[1] if math.tanh(s) > 0.5 else (s / (1.0 + t12[0, :] * t12[0, :]) if (x[-1] if np.minimum(s, x[-1]) < 0.5 else s) < -0.3 else t12[0, :])) * 1.0
+            t18[:] += (t18 if x[-1] > -0.3 else (t18[-1] * x))
+            k17 = k17 + 1
+    k19 = 0
+    while k19 < 3:
+        for i20 in range(4):
+            t12[0] = (t12).sum(axis=0)
+            t12 = -t12[::-1]
+            w = t12[:, 0] * 1.0
+        if math.cos(s) < 0.0:
+            t21 = ((np.cos(x[:2]) + np.sqrt(1.0 + s * s)) - np.abs((t12[1, 2] * s)))
+            s = math.cos(np.exp(np.tanh((t21[1] * s))))
+            t21[:] = (-t21 + np.log(1.0 + x[-1] * x[-1]))
+        else:
+            t22 = np.abs(t12)
+            t12 -= np.log1p(np.exp(np.abs(s)))
+        t23 = np.arctan(x)
+        k19 = k19 + 1
+    return np.clip(helper1((s * x), np.sum(x)), -1.0, 1.0)
+"""),
 ]
 
 

@@ -51,7 +51,7 @@ def unbroadcast(grad, like):
     axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
-    return grad[()] if not shape else grad
+    return grad[()] if not shape or not grad.ndim else grad   # 0-d: a scalar, never changed in place
 
 
 def broadcast_like(tangent, like):
