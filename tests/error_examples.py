@@ -37,3 +37,7 @@ def ratio(x, k):
 
 def pick(x, i):
     return x[i] * 2.0
+
+
+def noisy(x):
+    return np.sum(np.random.normal(x, 0.1))

@@ -188,6 +188,8 @@ SPECS: List[Spec] = [
     Spec(np.remainder, "np.remainder(x, y)", BINARY, domain=("real", "nonzero")),
     Spec(np.fmod, "np.fmod(x, y)", BINARY, domain=("real", "nonzero")),
     Spec(np.copysign, "np.copysign(x, y)", BINARY, domain="nonzero"),
+    Spec(np.heaviside, "np.heaviside(x, y)", BINARY, domain=("nonzero", "real")),
+    Spec(np.heaviside, "np.heaviside(np.array([0.0, 1.0, -1.0]), x)", [(3,), (), (2, 3)], tag="at-zero"),
     # the math module and builtins (grad_templates/math_module.py) ------------
     Spec(math.sin, "math.sin(x)", SCALAR),
     Spec(math.cos, "math.cos(x)", SCALAR),
