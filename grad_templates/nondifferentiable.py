@@ -14,7 +14,8 @@ one is an error, never a silent zero.  ``np.arange(start, stop, step)`` is
 ``start + step * [0, 1, ...]``; a random draw depends on its distribution's
 parameters (``np.random.normal(loc, scale)``) or on the population it draws
 from (``np.random.permutation(x)``); ``np.mgrid[a:b:5j]`` and ``np.ogrid``
-depend on their bounds.  (``heaviside`` has rules.)
+depend on their bounds.  (``linspace``, ``logspace``, ``geomspace`` and
+``heaviside`` have rules.)
 """
 import builtins
 import math
@@ -29,7 +30,7 @@ _RANDOM = [getattr(np.random, name) for name in np.random.__all__]
 nondifferentiable(
     # constant arrays and shape queries
     np.zeros, np.ones, np.empty, np.zeros_like, np.ones_like, np.empty_like, np.eye,
-    np.identity, np.linspace, np.logspace, np.geomspace, np.tri, np.indices, np.shape, np.ndim, np.size,
+    np.identity, np.tri, np.indices, np.shape, np.ndim, np.size,
     np.tril_indices, np.triu_indices, np.diag_indices, np.unravel_index, np.ravel_multi_index,
     np.broadcast_shapes, np.result_type, builtins.len, builtins.range,
     # index-valued

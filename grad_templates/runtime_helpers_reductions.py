@@ -11,8 +11,10 @@ multilinear ``prod_others_tangent``, ``prod_others_tangent2`` and
 be differentiated four times.  ``logsumexp_weights`` is differentiated through
 its output (``b * exp(a - result)``).  Shares of a gradient among tied
 extremes, ``nanmean``'s weights and padding masks are piecewise constant and
-non-differentiable.  ``cumprod_grad`` and ``cumprod_tangent`` have no rules:
-srcad differentiates their source like a user's function.
+non-differentiable.  ``sample_axis`` (a bound of ``np.linspace``) is a
+reshape; the weights of ``np.linspace``'s samples depend on shapes only.
+``cumprod_grad`` and ``cumprod_tangent`` have no rules: srcad differentiates
+their source like a user's function.
 """
 import numpy as np
 
@@ -20,8 +22,9 @@ from srcad import runtime_reductions, runtime_shapes
 from srcad.runtime import unbroadcast, unreduce
 from srcad.runtime_reductions import (extremum_grad, extremum_tangent, logsumexp_weights, prod_others_tangent,
                                       prod_others_tangent2, prod_others_tangent3, uncumsum, unsum)
-from srcad.runtime_shapes import (unarray, uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
-                                  unpad, unrepeat, unstack, untake, untake_along_axis, untile, untrace, unvstack)
+from srcad.runtime_shapes import (sample_axis, unarray, uncolumn_stack, unconcatenate, undiag,
+                                  undiagonal, undstack, unhstack, unpad, unrepeat, unstack, untake,
+                                  untake_along_axis, untile, untrace, unvstack)
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
@@ -186,6 +189,18 @@ def unarray_tangent(y, grad, obj):
     d[y] = unarray(d[grad], obj)
 
 
+# bounds of np.linspace: reshapes, whose adjoint reshapes back -----------------------------
+
+@adjoint(runtime_shapes.sample_axis)
+def sample_axis_adjoint(y, value, samples, axis=0):
+    d[value] = np.reshape(d[y], np.shape(value))
+
+
+@tangent(runtime_shapes.sample_axis)
+def sample_axis_tangent(y, value, samples, axis=0):
+    d[y] = sample_axis(d[value], samples, axis=axis)
+
+
 # copies and gathers: the adjoint of adding up the copies is copying again ------------------
 
 @adjoint(runtime_shapes.unrepeat)
@@ -270,5 +285,5 @@ def untrace_tangent(y, grad, a, offset=0, axis1=0, axis2=1):
 
 nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share,
                   runtime_reductions.nanmean_weights, runtime_reductions.extremum_share,
-                  runtime_shapes.padding_mask,
-                  reason="it is a piecewise-constant share of a gradient or a mask")
+                  runtime_shapes.padding_mask, runtime_shapes.linspace_weights, runtime_shapes.linspace_step_weight,
+                  reason="it is a piecewise-constant share of a gradient, a mask or a weight set by shapes")

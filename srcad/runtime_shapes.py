@@ -5,7 +5,9 @@ NumPy values (it never writes into an argument) and generated code imports it
 by name.  Each ``un<op>`` helper takes the gradient of ``<op>``'s output and
 the input(s) ``<op>`` was called with, and returns the gradient of those
 inputs: an array shaped like the input, or a list with one gradient per item
-when the input was a list or tuple of arrays.
+when the input was a list or tuple of arrays.  The module also holds the
+weights of evenly spaced samples (``np.linspace``, ``np.logspace``,
+``np.geomspace``: ``linspace_weights``, ``sample_axis``).
 
 Example::
 
@@ -258,3 +260,44 @@ def unarray(grad, obj):
     if isinstance(obj, (list, tuple)):
         return [unarray(piece, item) for piece, item in zip(grad, obj)]
     return grad
+
+
+# --------------------------------------------------------------------------
+# evenly spaced samples: np.linspace, np.logspace, np.geomspace
+
+def linspace_weights(samples, endpoint=True, axis=0):
+    """The weight of ``stop`` in each of ``samples = np.linspace(start, stop, num, endpoint, axis=axis)``.
+
+    Sample ``i`` is ``(1 - w) * start + w * stop`` with ``w = i / (num - 1)``
+    (``i / num`` without the endpoint; 0 for a single sample, which is
+    ``start``).  The weights lie along ``axis``; the other axes have length 1.
+
+    Example: ``linspace_weights(np.linspace(0.0, 1.0, 3))`` is ``array([0. , 0.5, 1. ])``.
+    """
+    num = np.shape(samples)[axis]
+    shape = [1] * np.ndim(samples)
+    shape[axis] = num
+    return np.reshape(np.arange(num) * linspace_step_weight(num, endpoint), shape)
+
+
+def linspace_step_weight(num, endpoint=True):
+    """The derivative of ``np.linspace(start, stop, num, endpoint, retstep=True)``'s step with respect to ``stop``
+    (minus that with respect to ``start``): ``1 / (num - 1)``, or ``1 / num`` without the endpoint; 0 when
+    there is no step (NumPy then gives a NaN step).
+
+    Example: ``linspace_step_weight(5)`` is ``0.25``.
+    """
+    div = num - 1 if endpoint else num
+    return 1.0 / div if div > 0 else 0.0
+
+
+def sample_axis(value, samples, axis=0):
+    """``value`` (a start, stop or base of ``samples = np.linspace(...)``) reshaped to broadcast against the samples.
+
+    It gets leading axes of length 1 up to one sample's dimensions, then an
+    axis of length 1 at ``axis``, where the samples lie.
+
+    Example: ``sample_axis(np.zeros(2), np.zeros((2, 5)), axis=1).shape`` is ``(2, 1)``.
+    """
+    padded = np.reshape(value, (1,) * (np.ndim(samples) - 1 - np.ndim(value)) + np.shape(value))
+    return np.expand_dims(padded, axis)
