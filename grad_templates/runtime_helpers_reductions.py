@@ -11,8 +11,10 @@ multilinear ``prod_others_tangent``, ``prod_others_tangent2`` and
 be differentiated four times.  ``logsumexp_weights`` is differentiated through
 its output (``b * exp(a - result)``).  Shares of a gradient among tied
 extremes, ``nanmean``'s weights and padding masks are piecewise constant and
-non-differentiable.  ``sample_axis`` (a bound of ``np.linspace``) is a
-reshape; the weights of ``np.linspace``'s samples depend on shapes only.
+non-differentiable.  ``concat_item`` (an item of ``np.r_``) and
+``sample_axis`` (a bound of ``np.linspace``) are reshapes; the weights of
+``np.linspace``'s samples depend on shapes only; ``index_range`` (a slice of
+``np.r_`` with a step srcad cannot see) is not differentiated.
 ``cumprod_grad`` and ``cumprod_tangent`` have no rules: srcad differentiates
 their source like a user's function.
 """
@@ -22,10 +24,10 @@ from srcad import runtime_reductions, runtime_shapes
 from srcad.runtime import unbroadcast, unreduce
 from srcad.runtime_reductions import (extremum_grad, extremum_tangent, logsumexp_weights, prod_others_tangent,
                                       prod_others_tangent2, prod_others_tangent3, uncumsum, unsum)
-from srcad.runtime_shapes import (sample_axis, unarray, uncolumn_stack, unconcatenate, undiag,
+from srcad.runtime_shapes import (concat_item, sample_axis, unarray, uncolumn_stack, unconcatenate, undiag,
                                   undiagonal, undstack, unhstack, unpad, unrepeat, unstack, untake,
                                   untake_along_axis, untile, untrace, unvstack)
-from srcad.templates import adjoint, d, nondifferentiable, tangent
+from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
 
 
 # reductions ---------------------------------------------------------------
@@ -189,7 +191,17 @@ def unarray_tangent(y, grad, obj):
     d[y] = unarray(d[grad], obj)
 
 
-# bounds of np.linspace: reshapes, whose adjoint reshapes back -----------------------------
+# pieces of np.r_/np.c_ and bounds of np.linspace: reshapes, whose adjoint reshapes back -------
+
+@adjoint(runtime_shapes.concat_item)
+def concat_item_adjoint(y, item, ndmin=1, trans1d=-1, alone=False):
+    d[item] = unarray(d[y], item)
+
+
+@tangent(runtime_shapes.concat_item)
+def concat_item_tangent(y, item, ndmin=1, trans1d=-1, alone=False):
+    d[y] = concat_item(d[item], ndmin=ndmin, trans1d=trans1d)
+
 
 @adjoint(runtime_shapes.sample_axis)
 def sample_axis_adjoint(y, value, samples, axis=0):
@@ -287,3 +299,6 @@ nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share
                   runtime_reductions.nanmean_weights, runtime_reductions.extremum_share,
                   runtime_shapes.padding_mask, runtime_shapes.linspace_weights, runtime_shapes.linspace_step_weight,
                   reason="it is a piecewise-constant share of a gradient, a mask or a weight set by shapes")
+not_differentiated(runtime_shapes.index_range, hint="it reads a slice of np.r_[...] whose step is not written in the "
+                                                    "source; write np.arange(start, stop, step), or "
+                                                    "np.linspace(start, stop, n) for a count, in place of the slice")

@@ -21,7 +21,8 @@ Contract:
   the function has them, and matrix domains (``spd``, ``wellcond``,
   ``symmetric``) for the decompositions.  Expressions may use ``np``,
   ``math``, ``operator`` and ``special`` (``scipy.special``, whose rows are
-  left out when SciPy is not installed).
+  left out when SciPy is not installed).  ``np.r_[...]`` and ``np.c_[...]``
+  count as ``np.concatenate``, which srcad rewrites them into.
 - A row whose function returns a tuple or list (``eigh``, ``svd``,
   ``split``) checks every output at once.
 - Keep shapes tiny: every case runs in both modes in every test run.
@@ -405,6 +406,15 @@ SPECS: List[Spec] = [
     Spec(np.concatenate, "np.concatenate((x, y, x), axis=1)", [((2, 1), (2, 3))], tag="axis1"),
     Spec(np.concatenate, "np.concatenate([x, y], axis=None)", [((2, 2), (3,))], tag="flat"),
     Spec(np.concatenate, "np.concatenate(x)", [(2, 3), (2, 2, 3)], tag="array"),
+    Spec(np.concatenate, "np.r_[x, y]", [((2,), (3,)), ((), (3,)), ((2, 3), (1, 3)), (PYFLOAT, (2,))], tag="r_"),
+    Spec(np.concatenate, "np.r_[x, 2.0, 0:3, y, x]", [((2,), ()), (PYFLOAT, (2,))], tag="r_-constants"),
+    Spec(np.concatenate, "np.r_[x:y:4j, x]", [(PYFLOAT, PYFLOAT), ((), ())], tag="r_-count"),
+    Spec(np.concatenate, "np.r_[x]", [(), (3,)], tag="r_-one"),
+    Spec(np.concatenate, "np.r_['0,2', x, y]", [((3,), (3,)), ((2, 3), (3,)), ((), ())], tag="r_-ndmin"),
+    Spec(np.concatenate, "np.r_['1,2,0', x, y, 0:3]", [((3,), (3,)), ((3, 2), (3,))], tag="r_-trans1d"),
+    Spec(np.concatenate, "np.r_['-1', x, y]", [((2, 2), (2, 3))], tag="r_-axis"),
+    Spec(np.concatenate, "np.c_[x, y]", [((3,), (3,)), ((3,), (3, 2)), ((2, 2), (2, 3)), ((), (1, 2))], tag="c_"),
+    Spec(np.concatenate, "np.c_['0', x, y]", [((3,), (3,))], tag="c_-axis0"),
     Spec(np.stack, "np.stack([x, y])", [((3,), (3,)), ((), ()), ((2, 3), (2, 3))]),
     Spec(np.stack, "np.stack([x, y, x], axis=-1)", [((2, 3), (2, 3))], tag="axis-1"),
     Spec(np.stack, "np.stack([x, 2.0])", [PYFLOAT, ()], tag="with-constant"),
@@ -564,6 +574,11 @@ SPECS: List[Spec] = [
          [((3, 2), (3,), (3,)), ((3, 3), (3,), (3, 2))]),
     Spec(runtime_shapes.unarray, "runtime_shapes.unarray(x, [y, z])", [((2, 3), (3,), (3,))]),
     Spec(runtime_shapes.unarray, "runtime_shapes.unarray(x, y)", [((2, 3), (2, 3))], tag="array"),
+    Spec(runtime_shapes.concat_item, "runtime_shapes.concat_item(x)", [(), (3,), (2, 3), PYFLOAT]),
+    Spec(runtime_shapes.concat_item, "runtime_shapes.concat_item(x, ndmin=2, trans1d=0)", [(), (3,), (2, 3)],
+         tag="column"),
+    Spec(runtime_shapes.concat_item, "runtime_shapes.concat_item(x, 3, 1)", [(3,), (2, 3)], tag="ndmin3"),
+    Spec(runtime_shapes.concat_item, "runtime_shapes.concat_item(x, alone=True)", [(), (3,)], tag="alone"),
     Spec(runtime_shapes.sample_axis, "runtime_shapes.sample_axis(x, y)", [((3,), (4, 3)), ((), (4,))]),
     Spec(runtime_shapes.sample_axis, "runtime_shapes.sample_axis(x, y, axis=-1)", [((3,), (2, 3, 4)),
                                                                                 ((), (2, 3, 4))], tag="axis"),
@@ -693,6 +708,8 @@ def primals_used(expr: str, namespace=None) -> set:
     for node in ast.walk(ast.parse(expr, mode="eval")):
         if isinstance(node, (ast.BinOp, ast.UnaryOp)) and type(node.op) in operators:
             found.add(operators[type(node.op)])
+        elif isinstance(node, ast.Subscript) and ast.unparse(node.value) in ("np.r_", "np.c_"):
+            found.add(np.concatenate)   # srcad rewrites np.r_[...] and np.c_[...] into np.concatenate
         elif isinstance(node, ast.Subscript):
             found.add(operator.getitem)
         elif isinstance(node, ast.Call):

@@ -19,8 +19,9 @@ operation gets a temporary named after the expression (``sin_x`` for
 targets are split into one assignment per name; ``x += e`` becomes
 ``x = x + e`` (``A[i] += e`` reads, adds and stores); ``a if c else b``
 becomes an ``if`` statement assigning a temporary; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
-``np.sum(x, ...)``.  Every new node keeps the line number of the statement it
-came from.
+``np.sum(x, ...)``; ``np.r_[...]``/``np.c_[...]`` become the calls
+``numpy_forms`` says.  Every new node keeps
+the line number of the statement it came from.
 
 Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * w``.
 """
@@ -37,6 +38,7 @@ from ..operators import METADATA_ATTRIBUTES, METHODS
 from .. import syntax
 from ..syntax import annotate, annotation
 from .grad_hooks import HOOK
+from .numpy_forms import callee, index_concatenation, is_index_concatenation
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
@@ -257,6 +259,8 @@ class Normalize(Transformation):
                 raise self.unit.error(node, UnsupportedSyntaxError, "a dict literal with computed keys",
                                       "use constant keys")
             return gast.Dict(keys=node.keys, values=[self._atom(value) for value in node.values])
+        if is_index_concatenation(node):
+            return self._lower(gast.copy_location(index_concatenation(self.unit, node), node))
         if isinstance(node, gast.Subscript):
             return gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
                                   ctx=gast.Load())
@@ -324,9 +328,5 @@ class Normalize(Transformation):
         return gast.Call(func=func, args=args, keywords=keywords)
 
     def _numpy_call(self, function_name, args, keywords):
-        module = self.unit.bindings.bind("np", np)
-        func = syntax.dotted(f"{module}.{function_name}")
-        annotate(func.value, "ref", np)
-        annotate(func, "ref", getattr(np, function_name))
-        return gast.Call(func=func, args=args, keywords=keywords)
+        return gast.Call(func=callee(self.unit, getattr(np, function_name)), args=args, keywords=keywords)
 
