@@ -19,8 +19,8 @@ operation gets a temporary named after the expression (``sin_x`` for
 targets are split into one assignment per name; ``x += e`` becomes
 ``x = x + e`` (``A[i] += e`` reads, adds and stores); ``a if c else b``
 becomes an ``if`` statement assigning a temporary; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
-``np.sum(x, ...)``; ``np.r_[...]``/``np.c_[...]`` become the calls
-``numpy_forms`` says.  Every new node keeps
+``np.sum(x, ...)``; ``np.r_[...]``/``np.c_[...]`` and the other forms of
+``np.einsum`` become the calls ``numpy_forms`` says.  Every new node keeps
 the line number of the statement it came from.
 
 Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * w``.
@@ -38,7 +38,7 @@ from ..operators import METADATA_ATTRIBUTES, METHODS
 from .. import syntax
 from ..syntax import annotate, annotation
 from .grad_hooks import HOOK
-from .numpy_forms import callee, index_concatenation, is_index_concatenation
+from .numpy_forms import callee, einsum_call, index_concatenation, is_index_concatenation
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
@@ -304,6 +304,10 @@ class Normalize(Transformation):
         return self._hoist(self._operation(node), "index")
 
     def _call(self, node):
+        if annotation(node.func, "ref", None) is np.einsum:
+            rewritten = einsum_call(self.unit, node)
+            if rewritten is not node:
+                return self._lower(gast.copy_location(rewritten, node))
         args = [self._atom(arg) for arg in node.args]
         keywords = [gast.keyword(arg=kw.arg, value=self._atom(kw.value)) for kw in node.keywords]
         func = node.func

@@ -11,6 +11,14 @@ Contract:
   (``'0,2'``, ``'1,2,0'``, ``'-1'``) must be a literal or a module-level
   string; ``'r'``/``'c'`` (matrix results), a directive anywhere else, a
   malformed one and other ``AxisConcatenator`` objects raise.
+- ``einsum_call(unit, node)``: ``np.einsum`` in operand-sublist form with
+  literal sublists (``np.einsum(a, [0, 1], b, [1, 2], [0, 2])``) becomes the
+  subscripts form (``np.einsum('ab,bc->ac', a, b)``); more than three operands
+  become a chain of einsums of at most three, each keeping the labels later
+  operands or the output need; a first argument that may be either
+  (sublists held in variables) goes through ``einsum_first``, which srcad
+  does not differentiate.  Other keywords are kept (``out=``
+  only on the last einsum of a chain).
 - ``callee(unit, function)``: the node that names ``function`` in generated code.
 Errors are ``SrcadError`` at the user's line, with what to write instead.
 
@@ -24,6 +32,7 @@ import gast
 
 from ..errors import SrcadError
 from .. import syntax
+from ..runtime_linalg import einsum_first
 from ..runtime_shapes import concat_item, index_range
 from ..syntax import annotate, annotation
 
@@ -130,3 +139,82 @@ def _slice_values(unit, item):
     stop = item.upper or syntax.constant(None)
     bounds = [stop] if item.lower is None and step is None and item.upper else [start, stop]
     return _call(unit, np.arange, bounds + ([item.step] if step is not None else []))
+
+
+# np.einsum ------------------------------------------------------------------------
+
+def einsum_call(unit, node):
+    """``np.einsum(...)`` in subscripts form with at most three operands per call."""
+    args, keywords = list(node.args), list(node.keywords)
+    if not args or (isinstance(args[0], gast.Call) and annotation(args[0].func, "ref") is einsum_first):
+        return node
+    subscripts = _known(args[0])
+    if isinstance(subscripts, str):
+        if len(args) <= 4:
+            return node   # the form the rules take
+        operands = args[1:]
+    else:
+        sublists = [_known(arg) for arg in args[1::2]] + ([_known(args[-1])] if len(args) % 2 else [])
+        if len(args) < 2 or not all(isinstance(s, (list, tuple)) for s in sublists):
+            first = _call(unit, einsum_first, [args[0]])
+            return gast.Call(func=node.func, args=[first] + args[1:], keywords=keywords)
+        operands = args[0::2][:len(args) // 2]
+        subscripts = _from_sublists(unit, node, sublists, len(operands))
+    return _chain(unit, node, subscripts, operands, keywords)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def _from_sublists(unit, node, sublists, count):
+    """The subscripts string of sublists (``[0, 1], [1, 2], [0, 2]`` is ``'ab,bc->ac'``); the output made explicit."""
+    def term(sublist):
+        labels = []
+        for label in sublist:
+            if label is Ellipsis:
+                labels.append(".")
+            elif isinstance(label, int) and not isinstance(label, bool) and 0 <= label < len(_LETTERS):
+                labels.append(_LETTERS[label])
+            else:
+                raise unit.error(node, SrcadError, f"np.einsum: the sublist label {label!r} is not an int in 0..51",
+                                 "label axes with ints from 0 to 51 (or ... for broadcast axes)")
+        return "".join(labels)
+
+    inputs = [term(s) for s in sublists[:count]]
+    output = term(sublists[count]) if len(sublists) > count else _implicit_output(inputs, key=_LETTERS.index)
+    return _spelled(inputs, output)
+
+
+def _implicit_output(terms, key=None):
+    """The output of einsum ``terms`` (``.`` for ``...``) without ``->``: broadcast axes, then labels used once, sorted."""
+    joined = "".join(terms).replace(".", "")
+    once = sorted((c for c in set(joined) if joined.count(c) == 1), key=key)
+    return ("." if any("." in t for t in terms) else "") + "".join(once)
+
+
+def _chain(unit, node, subscripts, operands, keywords):
+    """``np.einsum(subscripts, *operands)`` as einsums of at most three operands."""
+    terms, arrow, output = subscripts.replace(" ", "").replace("...", ".").partition("->")
+    terms = terms.split(",")
+    if len(operands) <= 3 or len(terms) != len(operands):   # a mismatch is NumPy's error to report
+        return _einsum(unit, subscripts, operands, keywords)
+    output = output if arrow else _implicit_output(terms)
+    inner = [kw for kw in keywords if kw.arg != "out"]
+    group, rest, values = terms[:3], terms[3:], operands[:3]
+    while rest:
+        later = "".join(rest) + output
+        kept = "".join(dict.fromkeys(c for c in "".join(group) if c in later))
+        value = _einsum(unit, _spelled(group, kept), values, inner)
+        group, values = [kept] + rest[:2], [value] + operands[len(operands) - len(rest):][:2]
+        rest = rest[2:]
+    return _einsum(unit, _spelled(group, output), values, keywords)
+
+
+def _spelled(terms, output):
+    return (",".join(terms) + "->" + output).replace(".", "...")
+
+
+def _einsum(unit, subscripts, operands, keywords):
+    call = _call(unit, np.einsum, [syntax.constant(subscripts)] + list(operands))
+    call.keywords = [gast.keyword(arg=kw.arg, value=syntax.clone(kw.value)) for kw in keywords]
+    return call
