@@ -2,13 +2,16 @@
 ``np.linalg.norm`` and ``np.linalg.matrix_power``.
 
 Products are bilinear, so each tangent is a sum of two products with one
-tangent each (a zero tangent drops its term).  ``einsum`` is differentiated
-for one to three operands (a call with more is reported as not matching the
-rule), in the subscripts-string form.  Choices at kinks: ``norm`` with ``ord=inf``/``-inf``
-(and the matrix 1/inf norms) splits the gradient equally among tied extreme
-entries (rows, columns).  At 0 a norm has a kink: the vector norms and the
-Frobenius norm take the subgradient 0 (``norm_direction``; the only choice
-that keeps the gradient of an even function odd), see ``docs/singularities.md``.
+tangent each (a zero tangent drops its term).  ``einsum``'s rules take the
+subscripts-string form with one to three operands; ``normalize`` rewrites
+every other form into it (operand sublists into subscripts, more operands
+into a chain of einsums, see ``srcad.passes.numpy_forms``).  ``out=`` is
+refused (it writes into another array).  Choices at kinks: ``norm`` with
+``ord=inf``/``-inf`` (and the matrix 1/inf norms) splits the gradient equally
+among tied extreme entries (rows, columns).  At 0 a norm has a kink: the
+vector norms and the Frobenius norm take the subgradient 0
+(``norm_direction``; the only choice that keeps the gradient of an even
+function odd), see ``docs/singularities.md``.
 """
 import operator
 
@@ -89,14 +92,14 @@ def tensordot_tangent(z, a, b, axes=2):
 
 
 @adjoint(np.einsum)
-def einsum_adjoint(z, subscripts, a, b=None, c=None, *, out=None, optimize=False):
+def einsum_adjoint(z, subscripts, a, b=None, c=None, *, optimize=False):
     d[a] = einsum_grad(subscripts, d[z], 0, a, b=b, c=c)
     d[b] = einsum_grad(subscripts, d[z], 1, a, b=b, c=c)
     d[c] = einsum_grad(subscripts, d[z], 2, a, b=b, c=c)
 
 
 @tangent(np.einsum)
-def einsum_tangent(z, subscripts, a, b=None, c=None, *, out=None, optimize=False):
+def einsum_tangent(z, subscripts, a, b=None, c=None, *, optimize=False):
     d[z] = (einsum_of(subscripts, d[a], b=b, c=c) + einsum_of(subscripts, a, b=d[b], c=c)
             + einsum_of(subscripts, a, b=b, c=d[c]))
 

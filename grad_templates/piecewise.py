@@ -1,4 +1,4 @@
-"""Rules for piecewise functions: abs, maximum/minimum, fmax/fmin, clip, where, mod.
+"""Rules for piecewise functions: abs, maximum/minimum, fmax/fmin, clip, where, mod, heaviside.
 
 Binary rules reduce each operand's gradient to its shape with ``unbroadcast``.
 
@@ -19,6 +19,9 @@ of the subdifferential and always the same one, in both modes):
 - ``np.copysign(x, y)``: derivative ``sign(x) sign(z)`` with respect to ``x``
   (``z`` the result: its sign is ``y``'s; 0 at ``x == 0``), 0 with respect to
   ``y``.
+- ``np.heaviside(x1, x2)``: derivative 0 with respect to ``x1`` (a step), and
+  with respect to ``x2`` 1 where ``x1 == 0`` (the result is ``x2`` there), 0
+  elsewhere.
 """
 import operator
 
@@ -137,3 +140,13 @@ def copysign_adjoint(z, x, y):
 @tangent(np.copysign)
 def copysign_tangent(z, x, y):
     d[z] = broadcast_like(d[x] * np.sign(x) * np.sign(z), z)
+
+
+@adjoint(np.heaviside)
+def heaviside_adjoint(y, x1, x2):
+    d[x2] = unbroadcast(d[y] * (x1 == 0), x2)
+
+
+@tangent(np.heaviside)
+def heaviside_tangent(y, x1, x2):
+    d[y] = broadcast_like(d[x2] * (x1 == 0), y)

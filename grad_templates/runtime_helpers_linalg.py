@@ -24,7 +24,7 @@ from srcad.runtime.linalg import (apply_like, cross_lhs_grad, cross_rhs_grad, ei
                                   inner_lhs_grad, inner_rhs_grad, kron_lhs_grad, kron_rhs_grad,
                                   norm_direction_tangent, outer_like, per_matrix, solve_like,
                                   tensordot_lhs_grad, tensordot_rhs_grad)
-from srcad.templates import adjoint, d, tangent
+from srcad.templates import adjoint, d, not_differentiated, tangent
 
 
 @adjoint(runtime_linalg.per_matrix)
@@ -213,3 +213,7 @@ def outer_like_adjoint(y, g, x, a, b):
 @tangent(runtime_linalg.outer_like)
 def outer_like_tangent(y, g, x, a, b):
     d[y] = outer_like(d[g], x, a, b) + outer_like(g, d[x], a, b)
+
+
+not_differentiated(runtime_linalg.einsum_first, hint="np.einsum's first argument is an operand here, with "
+                                                     f"sublists srcad cannot see; {runtime_linalg.EINSUM_SUBLISTS_HINT}")

@@ -12,9 +12,13 @@ be differentiated four times.  ``logsumexp_weights`` is differentiated through
 its output (``b * exp(a - result)``).  ``nan_centered(t, x)`` (in the
 gradients of ``nanvar``/``nanstd``) is linear and symmetric in ``t``, so it is
 its own adjoint; ``x`` only marks the NaNs.  Shares of a gradient among tied
-extremes, ``nanmean``'s weights, ``nanvar``'s counts and padding masks are piecewise constant and
-non-differentiable.  ``cumprod_grad`` and ``cumprod_tangent`` have no rules:
-srcad differentiates their source like a user's function.
+extremes, ``nanmean``'s weights, ``nanvar``'s counts and padding masks are
+piecewise constant and non-differentiable.  ``concat_item`` (an item of
+``np.r_``) and ``sample_axis`` (a bound of ``np.linspace``) are reshapes; the
+weights of ``np.linspace``'s samples depend on shapes only; ``index_range`` (a
+slice of ``np.r_`` with a step srcad cannot see) is not differentiated.
+``cumprod_grad`` and ``cumprod_tangent`` have no rules: srcad differentiates
+their source like a user's function.
 """
 import numpy as np
 
@@ -23,9 +27,10 @@ from srcad.runtime import unbroadcast, unreduce
 from srcad.runtime.reductions import (extremum_grad, extremum_tangent, logsumexp_weights, nan_centered,
                                       prod_others_tangent, prod_others_tangent2, prod_others_tangent3, uncumsum,
                                       unsum)
-from srcad.runtime.shapes import (unarray, uncolumn_stack, unconcatenate, undiag, undiagonal, undstack, unhstack,
-                                  unpad, unrepeat, unstack, untake, untake_along_axis, untile, untrace, unvstack)
-from srcad.templates import adjoint, d, nondifferentiable, tangent
+from srcad.runtime.shapes import (concat_item, sample_axis, unarray, uncolumn_stack, unconcatenate, undiag,
+                                  undiagonal, undstack, unhstack, unpad, unrepeat, unstack, untake,
+                                  untake_along_axis, untile, untrace, unvstack)
+from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
 
 
 # reductions ---------------------------------------------------------------
@@ -189,6 +194,28 @@ def unarray_tangent(y, grad, obj):
     d[y] = unarray(d[grad], obj)
 
 
+# pieces of np.r_/np.c_ and bounds of np.linspace: reshapes, whose adjoint reshapes back -------
+
+@adjoint(runtime_shapes.concat_item)
+def concat_item_adjoint(y, item, ndmin=1, trans1d=-1, alone=False):
+    d[item] = unarray(d[y], item)
+
+
+@tangent(runtime_shapes.concat_item)
+def concat_item_tangent(y, item, ndmin=1, trans1d=-1, alone=False):
+    d[y] = concat_item(d[item], ndmin=ndmin, trans1d=trans1d)
+
+
+@adjoint(runtime_shapes.sample_axis)
+def sample_axis_adjoint(y, value, samples, axis=0):
+    d[value] = np.reshape(d[y], np.shape(value))
+
+
+@tangent(runtime_shapes.sample_axis)
+def sample_axis_tangent(y, value, samples, axis=0):
+    d[y] = sample_axis(d[value], samples, axis=axis)
+
+
 # copies and gathers: the adjoint of adding up the copies is copying again ------------------
 
 @adjoint(runtime_shapes.unrepeat)
@@ -283,5 +310,8 @@ def nan_centered_tangent(y, t, x, axis=None):
 
 nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share,
                   runtime_reductions.nanmean_weights, runtime_reductions.nan_count, runtime_reductions.extremum_share,
-                  runtime_shapes.padding_mask,
-                  reason="it is a piecewise-constant share of a gradient or a mask")
+                  runtime_shapes.padding_mask, runtime_shapes.linspace_weights, runtime_shapes.linspace_step_weight,
+                  reason="it is a piecewise-constant share of a gradient, a mask or a weight set by shapes")
+not_differentiated(runtime_shapes.index_range, hint="it reads a slice of np.r_[...] whose step is not written in the "
+                                                    "source; write np.arange(start, stop, step), or "
+                                                    "np.linspace(start, stop, n) for a count, in place of the slice")

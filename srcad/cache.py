@@ -67,6 +67,8 @@ def registry_fingerprint() -> str:
                 digest.update(f"{mode}:{_describe_object(template.primal)}:{template.digest};".encode())
         for key in REGISTRY.nondiff:
             digest.update(f"nondiff:{_describe_object(key)};".encode())
+        for key in REGISTRY.refused:
+            digest.update(f"refused:{_describe_object(key)};".encode())
         _fingerprint_cache.clear()
         _fingerprint_cache[version] = digest.hexdigest()
     return _fingerprint_cache[version]

@@ -249,7 +249,11 @@ def display_name(function) -> str:
         'operator.mul (*)'
     """
     name = getattr(function, "__name__", None)
-    if name is None:
+    if name is None:   # an object such as np.mgrid: its name in a namespace
+        for prefix, namespace in _namespaces():
+            for attribute, value in vars(namespace).items():
+                if value is function:
+                    return f"{prefix}.{attribute}"
         return repr(function)
     if getattr(operator, name, None) is function:
         symbol = _OPERATOR_SYMBOLS.get(name)
@@ -265,7 +269,8 @@ def display_name(function) -> str:
 
 
 def _templates(out) -> int:
-    """Print the registry: functions with rules and their modes, non-differentiable ones, totals."""
+    """Print the registry: functions with rules and their modes, non-differentiable ones, those not
+    differentiated, totals."""
     rows = {}
     for mode in (REVERSE, FORWARD):
         for template in REGISTRY.rules[mode].values():
@@ -275,14 +280,17 @@ def _templates(out) -> int:
     for name in sorted(rows, key=str.lower):
         modes = " ".join(m for m in (REVERSE, FORWARD) if m in rows[name])
         out.write(f"{name:<{width}}  {modes}\n")
-    constant = sorted({display_name(fn) for fn in REGISTRY.nondiff}, key=str.lower)
-    out.write("\nnon-differentiable (no derivative code):\n")
-    out.write(textwrap.fill(", ".join(constant), width=99, initial_indent="  ", subsequent_indent="  ",
-                            break_on_hyphens=False) + "\n")
+    constant = sorted({display_name(fn) for fn in REGISTRY.nondiff if fn not in REGISTRY.refused}, key=str.lower)
+    refused = sorted({display_name(fn) for fn in REGISTRY.refused}, key=str.lower)
+    for title, names in (("non-differentiable (no derivative code)", constant),
+                         ("not differentiated (no rule: a value being differentiated must not reach them)", refused)):
+        out.write(f"\n{title}:\n")
+        out.write(textwrap.fill(", ".join(names), width=99, initial_indent="  ", subsequent_indent="  ",
+                                break_on_hyphens=False) + "\n")
     reverse = sum(REVERSE in modes for modes in rows.values())
     forward = sum(FORWARD in modes for modes in rows.values())
     out.write(f"\n{len(rows)} functions with rules: {reverse} reverse, {forward} forward; "
-              f"{len(constant)} non-differentiable\n")
+              f"{len(constant)} non-differentiable, {len(refused)} not differentiated\n")
     return EXIT_OK
 
 

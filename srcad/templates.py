@@ -23,6 +23,10 @@ Contract:
   (``if literal(y):`` then, inside it, ``if y == 0:``).
 - ``nondifferentiable(fn)`` declares that ``fn``'s output carries no
   derivative (its derivative is zero or undefined everywhere it is used).
+- ``not_differentiated(fn, hint=...)`` declares that ``fn``'s output does
+  depend differentiably on its arguments but srcad has no rule for it: calls
+  run as written, and a value being differentiated that flows into one (when
+  the result is used) is reported, with ``hint`` saying what to write instead.
 - ``registry_version()`` changes whenever a rule is registered, so caches can
   drop derivatives built with older rules.
 
@@ -100,6 +104,7 @@ class Registry:
 
     rules: Dict[str, Dict[Any, Template]] = field(default_factory=lambda: {REVERSE: {}, FORWARD: {}})
     nondiff: Dict[Any, str] = field(default_factory=dict)
+    refused: Dict[Any, str] = field(default_factory=dict)   # not_differentiated: the hint
     version: int = 0
 
 
@@ -123,6 +128,7 @@ def _register(mode: str, primals):
         for primal in primals:
             REGISTRY.rules[mode][_key(primal)] = Template(**{**template.__dict__, "primal": primal})
             REGISTRY.nondiff.pop(_key(primal), None)
+            REGISTRY.refused.pop(_key(primal), None)
         REGISTRY.version += 1
         return rule
 
@@ -162,9 +168,34 @@ def nondifferentiable(*primals, reason: str = "its output carries no derivative"
     """
     for primal in primals:
         REGISTRY.nondiff[_key(primal)] = reason
+        REGISTRY.refused.pop(_key(primal), None)
         for mode in (REVERSE, FORWARD):
             REGISTRY.rules[mode].pop(_key(primal), None)
     REGISTRY.version += 1
+
+
+def not_differentiated(*primals, hint: str) -> None:
+    """Declare that srcad does not differentiate ``primals``, although their outputs depend on their inputs.
+
+    Calls to them run as written and srcad treats their outputs as constants,
+    but a value being differentiated that flows into one whose result is used
+    is an error at the user's line, ending with ``hint`` (what to write instead).
+
+    Example::
+
+        not_differentiated(np.random.normal, hint="write loc + scale * np.random.standard_normal(shape)")
+    """
+    nondifferentiable(*primals, reason="srcad does not differentiate it")
+    for primal in primals:
+        REGISTRY.refused[_key(primal)] = hint
+
+
+def refusal(fn) -> Optional[str]:
+    """The hint given to ``not_differentiated`` for ``fn``, or None."""
+    try:
+        return REGISTRY.refused.get(_key(fn))
+    except TypeError:
+        return None
 
 
 def lookup(fn, mode: str) -> Optional[Template]:

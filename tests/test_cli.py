@@ -257,7 +257,8 @@ def test_readme_shows_real_output(tmp_path, args, marker):
 
 
 def test_templates_lists_rules_with_their_modes_and_totals(tmp_path):
-    """``srcad templates`` names every rule readably, gives its modes, and counts at least 150 per mode."""
+    """``srcad templates`` names every rule readably, gives its modes, counts at least 150 per mode, and lists
+    the non-differentiable functions and those srcad does not differentiate (np.arange, np.random)."""
     result = run_cli("templates", cwd=tmp_path, cache=tmp_path / "cache")
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
@@ -269,11 +270,14 @@ def test_templates_lists_rules_with_their_modes_and_totals(tmp_path):
         if name.startswith("scipy") and "scipy.special" not in sys.modules:
             continue
         assert rows[name] == "reverse forward", (name, rows.get(name))
-    assert "np.argmax" in rest.partition("non-differentiable")[2]
-    totals = re.search(r"^(\d+) functions with rules: (\d+) reverse, (\d+) forward; (\d+) non-differentiable$",
-                       rest, re.MULTILINE)
+    constant_part, _, refused_part = rest.partition("not differentiated")
+    assert "np.argmax" in constant_part.partition("non-differentiable")[2]
+    assert "np.arange" in refused_part and "np.random.normal" in refused_part
+    totals = re.search(r"^(\d+) functions with rules: (\d+) reverse, (\d+) forward; (\d+) non-differentiable, "
+                       r"(\d+) not differentiated$", rest, re.MULTILINE)
     assert totals, rest[-300:]
-    total, reverse, forward, constant = map(int, totals.groups())
+    total, reverse, forward, constant, refused = map(int, totals.groups())
+    assert refused > 0
     assert total == len(rows)
     assert reverse == sum("reverse" in modes for modes in rows.values()) >= 150
     assert forward == sum("forward" in modes for modes in rows.values()) >= 150

@@ -88,6 +88,8 @@ CATALOG = [
           "'made'", "Define the function in a .py file"),
     Entry("missing rule", srcad.MissingTemplateError, lambda: srcad.grad(ex.no_rule)(X),
           "np.nextafter", "@srcad.adjoint(np.nextafter)", located=True),
+    Entry("no derivative through the call", srcad.SrcadError, lambda: srcad.grad(ex.noisy)(X),
+          "np.random.normal", "np.random.standard_normal(shape)", located=True),
     Entry("wrt out of range", srcad.WrtError, lambda: srcad.grad(ex.scaled, wrt=5)(X, 2.0),
           "wrt=5", "use 0..1 or a name"),
     Entry("wrt unknown name", srcad.WrtError, lambda: srcad.grad(ex.scaled, wrt="z")(X, 2.0),

@@ -151,6 +151,13 @@ def _short(node) -> str:
     return "t"
 
 
+def dotted_name(node) -> str:
+    """An attribute chain as written: ``np.linalg.norm``; another expression is named by ``callee_name``."""
+    if isinstance(node, gast.Attribute):
+        return f"{dotted_name(node.value)}.{node.attr}"
+    return getattr(node, "id", None) or callee_name(node)
+
+
 def callee_name(func_node) -> str:
     """The last dotted component of a called expression: ``sum`` for ``np.sum``."""
     if isinstance(func_node, gast.Attribute):

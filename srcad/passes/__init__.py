@@ -13,9 +13,10 @@ Contract:
 - The order passes run in is not decided here: it is data, in
   ``srcad.pipeline.PIPELINES``.
 - Each pass has a module of its own, named for what it does (the names in
-  ``srcad.pipeline.PASSES``).  Six modules here are not passes but the pieces
+  ``srcad.pipeline.PASSES``).  Seven modules here are not passes but the pieces
   the two modes share: ``derivatives`` (a statement to its rule's
-  statements), ``instantiate`` (a rule's body with the call's operands),
+  statements), ``numpy_forms`` (``np.r_``, ``np.c_`` and every ``einsum``
+  form rewritten into calls with rules, for ``normalize``), ``instantiate`` (a rule's body with the call's operands),
   ``calls`` (calls to the user's own functions), ``adjoints`` (reverse mode's
   adjoint bookkeeping), ``frame`` (the derivative's signature, seed, return
   and tape) and ``recompute`` (values the backward sweep recomputes instead of

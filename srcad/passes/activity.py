@@ -8,7 +8,11 @@ Contract: ``unit.facts['activity']`` is an ``Activity`` with
 A value computed by a metadata read (``x.shape``), a comparison, or a function
 declared non-differentiable is never varied.  The analysis is flow-insensitive and
 iterates to a fixed point, so it holds for branches and loops; an element store
-``A[i] = v`` makes ``A`` depend on ``v``.
+``A[i] = v`` makes ``A`` depend on ``v``.  A varied value passed to a function
+declared ``not_differentiated`` (``np.arange``, ``np.random.normal``; or indexing
+such an object, ``np.mgrid[...]``) whose result is useful raises
+``SrcadError`` at that call: srcad would otherwise take a derivative that
+exists as zero.
 
 Example: in ``n = x.shape[0]; y = x * n; return y`` with wrt ``x``, ``x`` and
 ``y`` are active and ``n`` is not.
@@ -21,9 +25,10 @@ from typing import FrozenSet
 import gast
 
 from ..frontend import syntax
-from ..errors import UnsupportedSyntaxError
+from ..errors import SrcadError, UnsupportedSyntaxError
+from ..frontend.naming import dotted_name
 from ..frontend.syntax import annotation
-from ..templates import is_nondifferentiable
+from ..templates import is_nondifferentiable, refusal
 from ..analysis.blocks import is_append
 from .normalize import is_metadata
 from . import Analysis
@@ -134,4 +139,35 @@ class ActivityAnalysis(Analysis):
                     value = value.elts[0]   # (output, aux): only the output is differentiated
                 useful |= syntax.loaded_names(value)
         useful = _reach(useful, edges)
+        _check_not_differentiated(unit, body, varied, useful)
         return Activity(frozenset(varied), frozenset(useful))
+
+
+def _check_not_differentiated(unit, body, varied, useful) -> None:
+    """Raise where a varied value flows into a ``not_differentiated`` function whose result matters."""
+    for stmt in syntax.iter_statements(body):
+        if not isinstance(stmt, (gast.Assign, gast.Expr)):
+            continue
+        value = stmt.value
+        if isinstance(value, gast.Call):   # shapes (np.arange(x.shape[0])) carry no derivative
+            function = value.func
+            arguments = value.args + [keyword.value for keyword in value.keywords]
+            operands = set().union(*[syntax.loaded_names(arg) for arg in arguments if not is_metadata(arg)])
+        elif isinstance(value, gast.Subscript):   # np.mgrid[a:b:5j]: the index holds the operands
+            function, operands = value.value, syntax.loaded_names(value.slice)
+        else:
+            continue
+        hint = refusal(annotation(function, "ref", None))
+        received = sorted(operands & varied)
+        if hint is None or not received:
+            continue
+        # an assignment matters when its result is useful; a bare call (np.random.shuffle(x)) when it reads
+        # a useful value it may change
+        if isinstance(stmt, gast.Assign) and not _written(stmt) & useful:
+            continue
+        if isinstance(stmt, gast.Expr) and not set(received) & useful:
+            continue
+        name = dotted_name(function)
+        raise unit.error(value, SrcadError, f"{name} gets a value that is being differentiated, but srcad does "
+                                            f"not differentiate {name} (its result depends on that value)", hint)
+

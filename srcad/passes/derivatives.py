@@ -19,7 +19,7 @@ from typing import List
 import gast
 
 from ..errors import MissingTemplateError, SrcadError
-from ..frontend.naming import callee_name
+from ..frontend.naming import callee_name, dotted_name
 from ..operators import BINARY, UNARY
 from ..frontend import syntax
 from ..frontend.syntax import annotation
@@ -57,7 +57,7 @@ def rule_operands(value):
 def describe_operation(value) -> str:
     """How an operation is named in messages: ``np.sin``, ``operator *``."""
     if isinstance(value, gast.Call):
-        return _dotted(value.func)
+        return dotted_name(value.func)
     if isinstance(value, gast.BinOp):
         return f"the operator {_SYMBOLS.get(type(value.op), type(value.op).__name__)}"
     if isinstance(value, gast.UnaryOp):
@@ -67,12 +67,6 @@ def describe_operation(value) -> str:
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
             gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
-
-
-def _dotted(node) -> str:
-    if isinstance(node, gast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return getattr(node, "id", callee_name(node))
 
 
 class Differentiator:

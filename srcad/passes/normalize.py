@@ -19,8 +19,9 @@ operation gets a temporary named after the expression (``sin_x`` for
 targets are split into one assignment per name; ``x += e`` becomes
 ``x = x + e`` (``A[i] += e`` reads, adds and stores); ``a if c else b``
 becomes an ``if`` statement assigning a temporary; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
-``np.sum(x, ...)``.  Every new node keeps the line number of the statement it
-came from.
+``np.sum(x, ...)``; ``np.r_[...]``/``np.c_[...]`` and the other forms of
+``np.einsum`` become the calls ``numpy_forms`` says.  Every new node keeps
+the line number of the statement it came from.
 
 Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * w``.
 """
@@ -37,6 +38,7 @@ from ..operators import METADATA_ATTRIBUTES, METHODS
 from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
+from .numpy_forms import callee, einsum_call, index_concatenation, is_index_concatenation
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
@@ -257,6 +259,8 @@ class Normalize(Transformation):
                 raise self.unit.error(node, UnsupportedSyntaxError, "a dict literal with computed keys",
                                       "use constant keys")
             return gast.Dict(keys=node.keys, values=[self._atom(value) for value in node.values])
+        if is_index_concatenation(node):
+            return self._lower(gast.copy_location(index_concatenation(self.unit, node), node))
         if isinstance(node, gast.Subscript):
             return gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
                                   ctx=gast.Load())
@@ -300,6 +304,10 @@ class Normalize(Transformation):
         return self._hoist(self._operation(node), "index")
 
     def _call(self, node):
+        if annotation(node.func, "ref", None) is np.einsum:
+            rewritten = einsum_call(self.unit, node)
+            if rewritten is not node:
+                return self._lower(gast.copy_location(rewritten, node))
         args = [self._atom(arg) for arg in node.args]
         keywords = [gast.keyword(arg=kw.arg, value=self._atom(kw.value)) for kw in node.keywords]
         func = node.func
@@ -324,9 +332,5 @@ class Normalize(Transformation):
         return gast.Call(func=func, args=args, keywords=keywords)
 
     def _numpy_call(self, function_name, args, keywords):
-        module = self.unit.bindings.bind("np", np)
-        func = syntax.dotted(f"{module}.{function_name}")
-        annotate(func.value, "ref", np)
-        annotate(func, "ref", getattr(np, function_name))
-        return gast.Call(func=func, args=args, keywords=keywords)
+        return gast.Call(func=callee(self.unit, getattr(np, function_name)), args=args, keywords=keywords)
 

@@ -21,6 +21,7 @@ import builtins
 import gast
 
 from ..errors import SrcadError
+from ..frontend.naming import dotted_name
 from ..frontend.syntax import annotate, annotation, names_in
 from . import Analysis
 
@@ -85,10 +86,4 @@ class Resolve(Analysis):
         try:
             annotate(node, "ref", getattr(owner, node.attr))
         except AttributeError:
-            raise unit.error(node, SrcadError, f"{_dotted(node)} does not exist") from None
-
-
-def _dotted(node) -> str:
-    if isinstance(node, gast.Attribute):
-        return f"{_dotted(node.value)}.{node.attr}"
-    return getattr(node, "id", "?")
+            raise unit.error(node, SrcadError, f"{dotted_name(node)} does not exist") from None

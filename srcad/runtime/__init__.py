@@ -36,16 +36,17 @@ from .containers import add_lists, add_structures
 from .limits import xdivy, xlogy
 from .linalg import (
     per_matrix, inner_lhs_grad, inner_rhs_grad, tensordot_lhs_grad, tensordot_rhs_grad,
-    kron_lhs_grad, kron_rhs_grad, cross_lhs_grad, cross_rhs_grad, einsum_of, einsum_grad,
-    norm_direction, norm_direction_tangent, solve_like, apply_like, outer_like, matrix_power_grad,
-    matrix_power_tangent, pinv_grad, pinv_tangent)
+    kron_lhs_grad, kron_rhs_grad, cross_lhs_grad, cross_rhs_grad, einsum_first, einsum_of,
+    einsum_grad, norm_direction, norm_direction_tangent, solve_like, apply_like, outer_like,
+    matrix_power_grad, matrix_power_tangent, pinv_grad, pinv_tangent)
 from .reductions import (
     extreme_share, ptp_share, prod_others, prod_others_tangent, prod_others_tangent2,
     prod_others_tangent3, logsumexp_weights, nanmean_weights, nan_centered, nan_count, uncumsum,
     cumprod_grad, cumprod_tangent, unsum, extremum_share, extremum_grad, extremum_tangent)
 from .shapes import (
     unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unrepeat, untile, unpad,
-    padding_mask, untake, untake_along_axis, undiag, undiagonal, untrace, unarray)
+    padding_mask, untake, untake_along_axis, undiag, undiagonal, untrace, unarray, concat_item,
+    index_range, linspace_weights, linspace_step_weight, sample_axis)
 from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
@@ -58,15 +59,16 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "zeros_
            "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures",
            "xdivy", "xlogy", "per_matrix", "inner_lhs_grad", "inner_rhs_grad", "tensordot_lhs_grad",
            "tensordot_rhs_grad", "kron_lhs_grad", "kron_rhs_grad", "cross_lhs_grad",
-           "cross_rhs_grad", "einsum_of", "einsum_grad", "norm_direction", "norm_direction_tangent",
-           "solve_like", "apply_like", "outer_like", "matrix_power_grad", "matrix_power_tangent",
-           "pinv_grad", "pinv_tangent", "extreme_share", "ptp_share", "prod_others",
-           "prod_others_tangent", "prod_others_tangent2", "prod_others_tangent3",
+           "cross_rhs_grad", "einsum_first", "einsum_of", "einsum_grad", "norm_direction",
+           "norm_direction_tangent", "solve_like", "apply_like", "outer_like", "matrix_power_grad",
+           "matrix_power_tangent", "pinv_grad", "pinv_tangent", "extreme_share", "ptp_share",
+           "prod_others", "prod_others_tangent", "prod_others_tangent2", "prod_others_tangent3",
            "logsumexp_weights", "nanmean_weights", "nan_centered", "nan_count", "uncumsum",
            "cumprod_grad", "cumprod_tangent", "unsum", "extremum_share", "extremum_grad",
            "extremum_tangent", "unconcatenate", "unstack", "unhstack", "unvstack", "undstack",
            "uncolumn_stack", "unrepeat", "untile", "unpad", "padding_mask", "untake",
-           "untake_along_axis", "undiag", "undiagonal", "untrace", "unarray", "cholesky_grad",
-           "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad", "eigvalsh_tangent",
-           "svd_grad", "svd_tangent", "singular_values_grad", "singular_values_tangent",
-           "insert_grad_of", "stop_gradient"]
+           "untake_along_axis", "undiag", "undiagonal", "untrace", "unarray", "concat_item",
+           "index_range", "linspace_weights", "linspace_step_weight", "sample_axis",
+           "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
+           "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
+           "singular_values_tangent", "insert_grad_of", "stop_gradient"]

@@ -21,6 +21,7 @@ import numbers
 
 import numpy as np
 
+from ..errors import SrcadError
 from .core import unbroadcast
 from .limits import xdivy
 
@@ -158,6 +159,8 @@ def cross_rhs_grad(grad, a, b):
 
 def _einsum_labels(subscripts, ndims):
     """(input label strings, output label string) with ``...`` spelled out as capital letters."""
+    if not isinstance(subscripts, str):
+        raise SrcadError(f"np.einsum got operand sublists srcad cannot see in the source; {EINSUM_SUBLISTS_HINT}")
     subscripts = subscripts.replace(" ", "")
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")
@@ -174,6 +177,17 @@ def _einsum_labels(subscripts, ndims):
     return spelled, output
 
 
+EINSUM_SUBLISTS_HINT = "write the subscripts as a string, np.einsum('ij,jk->ik', a, b), or the sublists in the call"
+
+
+def einsum_first(value):
+    """``value``: np.einsum's first argument where the source does not show if it is the subscripts or an operand.
+
+    Example: ``einsum_first('ij->ji')`` is ``'ij->ji'`` (srcad does not differentiate it).
+    """
+    return value
+
+
 def einsum_of(subscripts, a, b=None, c=None):
     """``np.einsum(subscripts, a, b, c)`` with the operands that are not None.
 
@@ -186,8 +200,9 @@ def einsum_grad(subscripts, grad, which, a, b=None, c=None):
     """The gradient of ``np.einsum(subscripts, a, b, c)`` with respect to operand number ``which``.
 
     Handles labels repeated within the operand (diagonals), labels summed
-    within it alone (the gradient is broadcast along them) and ``...``
-    (without broadcasting between operands).
+    within it alone (the gradient is broadcast along them), ``...`` and
+    broadcasting (an axis of length 1 that einsum stretched gets the sum of
+    the gradient along it).
 
     Example: ``einsum_grad('ii', 1.0, 0, np.zeros((2, 2)))`` is ``array([[1., 0.], [0., 1.]])``.
     """
@@ -201,6 +216,9 @@ def einsum_grad(subscripts, grad, which, a, b=None, c=None):
     spec = ",".join([output] + [s for s, _ in others]) + "->" + kept
     partial = np.einsum(spec, grad, *[op for _, op in others])
     sizes = dict(zip(target, shape))
+    stretched = tuple(k for k, c in enumerate(kept) if sizes[c] == 1 and np.shape(partial)[k] != 1)
+    if stretched:
+        partial = np.sum(partial, axis=stretched, keepdims=True)
     full = np.broadcast_to(np.reshape(partial, [sizes[c] if c in kept else 1 for c in unique]),
                            [sizes[c] for c in unique])
     if unique == target:

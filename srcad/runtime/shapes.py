@@ -5,7 +5,10 @@ NumPy values (it never writes into an argument) and generated code imports it
 by name.  Each ``un<op>`` helper takes the gradient of ``<op>``'s output and
 the input(s) ``<op>`` was called with, and returns the gradient of those
 inputs: an array shaped like the input, or a list with one gradient per item
-when the input was a list or tuple of arrays.
+when the input was a list or tuple of arrays.  The module also holds the
+pieces srcad rewrites ``np.r_[...]``/``np.c_[...]`` into (``concat_item``,
+``index_range``) and the weights of evenly spaced samples (``np.linspace``,
+``np.logspace``, ``np.geomspace``: ``linspace_weights``, ``sample_axis``).
 
 Example::
 
@@ -18,6 +21,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+from ..errors import SrcadError
 
 
 def _per_item(pieces, items):
@@ -258,3 +263,84 @@ def unarray(grad, obj):
     if isinstance(obj, (list, tuple)):
         return [unarray(piece, item) for piece, item in zip(grad, obj)]
     return grad
+
+
+# --------------------------------------------------------------------------
+# np.r_[...] and np.c_[...], as srcad rewrites them: np.concatenate of concat_items
+
+def concat_item(item, ndmin=1, trans1d=-1, alone=False):
+    """``item`` as ``np.r_``/``np.c_`` make each of their items before joining them.
+
+    An array with at least ``ndmin`` axes: the axes it lacks (of length 1) go
+    before its own, or, when ``trans1d`` is not -1, its own axes start at axis
+    ``trans1d`` (``np.c_`` makes a 1-d item a column).  Errors, for what NumPy
+    reads at run time and srcad cannot see: a string (a directive), and a
+    tuple that is the whole index (``alone``: NumPy joins its items).
+
+    Example: ``concat_item(np.ones(3), ndmin=2, trans1d=0).shape`` is ``(3, 1)``.
+    """
+    if isinstance(item, str):
+        raise SrcadError(f"np.r_/np.c_ got the directive {item!r} from a variable; srcad reads a directive "
+                         f"only when it is written in the brackets, e.g. np.r_['0,2', a, b]")
+    if alone and isinstance(item, tuple):
+        raise SrcadError("np.r_/np.c_ got its items as one tuple from a variable; write them in the brackets, "
+                         "np.r_[a, b], or join them with np.concatenate")
+    value = np.asanyarray(item)
+    missing = ndmin - value.ndim
+    if missing <= 0:
+        return value
+    front = trans1d + missing + 1 if trans1d < 0 else trans1d
+    if not 0 <= front <= missing:
+        raise ValueError(f"np.r_/np.c_: the directive's trans1d {trans1d} does not fit a {value.ndim}-d item "
+                         f"made {ndmin}-d")
+    return np.reshape(value, (1,) * front + value.shape + (1,) * (missing - front))
+
+
+def index_range(start, stop, step):
+    """``np.r_[start:stop:step]``: ``np.arange(start, stop, step)``, or ``np.linspace(start, stop, n)`` for an
+    imaginary ``step`` ``nj``.  srcad calls it for a slice whose step it cannot see in the source.
+
+    Example: ``index_range(0.0, 1.0, 3j)`` is ``array([0. , 0.5, 1. ])``.
+    """
+    return np.r_[start:stop:step]
+
+
+# --------------------------------------------------------------------------
+# evenly spaced samples: np.linspace, np.logspace, np.geomspace
+
+def linspace_weights(samples, endpoint=True, axis=0):
+    """The weight of ``stop`` in each of ``samples = np.linspace(start, stop, num, endpoint, axis=axis)``.
+
+    Sample ``i`` is ``(1 - w) * start + w * stop`` with ``w = i / (num - 1)``
+    (``i / num`` without the endpoint; 0 for a single sample, which is
+    ``start``).  The weights lie along ``axis``; the other axes have length 1.
+
+    Example: ``linspace_weights(np.linspace(0.0, 1.0, 3))`` is ``array([0. , 0.5, 1. ])``.
+    """
+    num = np.shape(samples)[axis]
+    shape = [1] * np.ndim(samples)
+    shape[axis] = num
+    return np.reshape(np.arange(num) * linspace_step_weight(num, endpoint), shape)
+
+
+def linspace_step_weight(num, endpoint=True):
+    """The derivative of ``np.linspace(start, stop, num, endpoint, retstep=True)``'s step with respect to ``stop``
+    (minus that with respect to ``start``): ``1 / (num - 1)``, or ``1 / num`` without the endpoint; 0 when
+    there is no step (NumPy then gives a NaN step).
+
+    Example: ``linspace_step_weight(5)`` is ``0.25``.
+    """
+    div = num - 1 if endpoint else num
+    return 1.0 / div if div > 0 else 0.0
+
+
+def sample_axis(value, samples, axis=0):
+    """``value`` (a start, stop or base of ``samples = np.linspace(...)``) reshaped to broadcast against the samples.
+
+    It gets leading axes of length 1 up to one sample's dimensions, then an
+    axis of length 1 at ``axis``, where the samples lie.
+
+    Example: ``sample_axis(np.zeros(2), np.zeros((2, 5)), axis=1).shape`` is ``(2, 1)``.
+    """
+    padded = np.reshape(value, (1,) * (np.ndim(samples) - 1 - np.ndim(value)) + np.shape(value))
+    return np.expand_dims(padded, axis)
