@@ -15,7 +15,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import stop_gradient
+from srcad.runtime import diagonal_index, holds, put_index, shares, stop_gradient
 from srcad.templates import nondifferentiable
 
 _RANDOM = [getattr(np.random, name) for name in np.random.__all__]
@@ -48,3 +48,7 @@ nondifferentiable(
 
 
 nondifferentiable(stop_gradient, reason="srcad.stop_gradient cuts the derivative on purpose")
+
+
+nondifferentiable(shares, holds, diagonal_index, put_index,
+                  reason="srcad's memory helpers return booleans and indices")

@@ -42,10 +42,11 @@ from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
+from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, Views, Aliasing, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -53,7 +54,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
+_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "views", "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": _FRONT + ("reverse", OPTIMIZE),
