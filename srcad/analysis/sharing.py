@@ -233,9 +233,12 @@ class Sharing:
         if position is None or position <= index:
             return False
         rebinding_only = {link.viewer, link.base}
+        container = link.held or link.may_hold   # a store into a list replaces the element it held
         for later in block[index + 1:position + 1]:
             for inner in syntax.iter_statements([later]):
                 if _bound(inner) & rebinding_only or _bound(inner, augmented=True) & link.operands:
+                    return False
+                if container and inner is not stmt and _stores_into(inner, link.base):
                     return False
         return True
 
@@ -286,6 +289,12 @@ def _root(target) -> str:
     while isinstance(target, gast.Subscript):
         target = target.value
     return target.id if isinstance(target, gast.Name) else ""
+
+
+def _stores_into(stmt, name) -> bool:
+    targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if isinstance(
+        stmt, gast.AugAssign) else []
+    return any(isinstance(t, gast.Subscript) and _root(t) == name for t in targets)
 
 
 def _appended(stmt) -> bool:
