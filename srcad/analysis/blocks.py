@@ -39,6 +39,7 @@ def is_store(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
+RETURN_VALUE = "return_value"   # annotation of ``result = e`` that desugar made from ``return e``
 SCALAR_ELEMENT = "scalar_element"   # annotation of ``t = A[i, j]`` reading one element of a known-rank array
 
 _FRESH_RESULTS = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)   # never views

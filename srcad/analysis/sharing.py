@@ -31,6 +31,7 @@ from typing import Dict, FrozenSet, List, Optional, Set, Tuple
 import gast
 
 from ..frontend import syntax
+from .blocks import RETURN_VALUE
 from .relations import Writeback, element_writeback, identity_writeback, relation
 
 @dataclass(eq=False)
@@ -116,6 +117,8 @@ class Sharing:
     # links -----------------------------------------------------------------------
     def _links_of(self, stmt, objects) -> List[Link]:
         links = []
+        if syntax.annotation(stmt, RETURN_VALUE):
+            return links   # `result = z` made from `return z`: the function leaves right after
         if isinstance(stmt, gast.Assign):
             targets = stmt.targets
             first = targets[0]
