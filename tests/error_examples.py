@@ -37,3 +37,16 @@ def ratio(x, k):
 
 def pick(x, i):
     return x[i] * 2.0
+
+
+def store_through_view(x):
+    A = x * 1.0
+    B = A.real
+    B[0] = 2.0
+    return np.sum(A * x)
+
+
+def mutating_call(x):
+    A = x * 1.0
+    np.putmask(A, x > 0.0, 0.0)
+    return np.sum(A)
