@@ -25,6 +25,7 @@ from .. import runtime
 from ..frontend import syntax
 from ..operators import METADATA_ATTRIBUTES
 from ..templates import is_nondifferentiable, lookup
+from .blocks import RUNTIME_PASSES_ON
 
 # How a viewer's value is written back into its base: a function of (viewer name, base name, link value).
 Writeback = Callable[[str, str, object], List]
@@ -191,6 +192,11 @@ def _call_relation(call, objects, local, containers):
             return []
         if is_nondifferentiable(function) and not _is_numpy(function):
             return []   # srcad's own index and test helpers: new integers and booleans
+        if (getattr(function, "__module__", None) or "").startswith("srcad.runtime"):
+            passed = RUNTIME_PASSES_ON.get(name)   # generated code, differentiated again
+            if passed is None or len(call.args) <= passed or not isinstance(call.args[passed], gast.Name):
+                return []
+            return [(call.args[passed].id, syntax.clone(call), None, frozenset(), False, None)]
         if getattr(function, "__module__", "") and not _is_numpy(function):
             return _unknown(call)
         if name not in _RESHAPES and name not in ("transpose", "swapaxes", "moveaxis", "flip", "fliplr", "flipud") \
