@@ -21,6 +21,8 @@ import pytest
 
 import srcad
 from aliasing_helpers import pop, push, unknown_view
+from test_language import (a_nested_def_writes_its_argument, a_parameter_written_through_view,  # exact now
+                           a_store_through_loop_variable)
 from gradcheck import inner, like, no_disk_cache  # noqa: F401
 
 THIS_FILE = os.path.abspath(__file__)
@@ -143,24 +145,8 @@ def v_copy_reshape_of_transpose(X):
     B[0] = 100.0
     return np.sum(A * X)
 
-def v_loop_rows(X):
-    Y = X * 1.0
-    for row in Y:
-        row[0] = row[0] * row[1]
-    return np.sum(Y ** 2)
 
-def v_param_view(X):
-    r = X[0]
-    r[1] = 5.0 * r[0]
-    return np.sum(X * X)
 
-def v_nested_def(x):
-    def double_first(v):
-        v[0] = v[0] * 2.0
-        return v
-    y = x * 1.0
-    z = double_first(y)
-    return np.sum(y * z)
 
 def v_dict(d):
     v = d["a"]
@@ -358,7 +344,8 @@ ARGUMENTS = {"X": (M,), "d": ({"a": V, "b": V * 3.0},), "a": (1.5,), "s": (0.7,)
 
 EXACT = [v_reshape, v_ravel, v_T, v_transpose, v_swapaxes, v_squeeze, v_expand, v_asarray, v_ellipsis, v_slice,
          v_column, v_view, v_np_reshape, v_atleast, v_store_base_view_live, v_chain, v_alias,
-         v_copy_reshape_of_transpose, v_loop_rows, v_param_view, v_nested_def, v_dict, v_list_acc, v_local_dict,
+         v_copy_reshape_of_transpose, a_store_through_loop_variable, a_parameter_written_through_view,
+         a_nested_def_writes_its_argument, v_dict, v_list_acc, v_local_dict,
          v_view_in_loop_store_after, v_list_param, v_float_alias, m_out, m_out_view, m_out_assigned, m_out_where,
          m_fill_diagonal, m_fill_diagonal_view, m_copyto, m_copyto_where, m_add_at, m_subtract_at, m_put, m_fill,
          m_sort, m_shuffle_constant]
