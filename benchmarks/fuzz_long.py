@@ -9,7 +9,8 @@ so any reported seed can be reproduced alone (``--start SEED --count 1``).
 Each program is differentiated in reverse mode (``srcad.grad``/``srcad.vjp``)
 and forward mode (``srcad.jvp``) and compared with central finite differences
 in float64 and across modes.  The summary gives the count per outcome (ok,
-skipped as not smooth or not finite, unsupported construct, wrong, crash),
+skipped as not smooth or not finite, unsupported construct, refused with
+AliasingError (a change made in place srcad cannot follow), wrong, crash),
 the rate in programs per second, and every failing seed with its program
 (minimised with ``--minimise``).  The exit status is 1 when a program failed.
 The disk cache is off, so a run leaves nothing behind.
@@ -54,7 +55,7 @@ def main(argv=None) -> int:
         tally[outcome.status] += 1
         if outcome.status in FAILED:
             failures.append((seed, program, outcome))
-        elif outcome.status == "unsupported":
+        elif outcome.status in ("unsupported", "refused"):
             unsupported[outcome.detail.splitlines()[-1][:100]] += 1
         done = seed - options.start + 1
         if options.progress and done % options.progress == 0:
@@ -65,10 +66,10 @@ def main(argv=None) -> int:
 
     total = sum(tally.values())
     print(f"{total} programs in {elapsed:.0f} s ({total / elapsed:.1f} programs/s)")
-    for status in ("ok", "skipped", "unsupported", "wrong", "crash"):
+    for status in ("ok", "skipped", "unsupported", "refused", "wrong", "crash"):
         print(f"  {status:12} {tally[status]:6d}")
     for message, count in unsupported.most_common():
-        print(f"  unsupported x{count}: {message}")
+        print(f"  unsupported or refused x{count}: {message}")
     if failures:
         print(f"failing seeds: {[seed for seed, _, _ in failures]}")
     for seed, program, outcome in failures[:options.show]:

@@ -23,7 +23,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import stop_gradient
+from srcad.runtime import diagonal_index, holds, put_index, shares, stop_gradient
 from srcad.templates import nondifferentiable, not_differentiated
 
 _RANDOM = [getattr(np.random, name) for name in np.random.__all__]
@@ -63,3 +63,7 @@ not_differentiated(*_RANDOM, hint="draw from a fixed distribution and transform 
 
 
 nondifferentiable(stop_gradient, reason="srcad.stop_gradient cuts the derivative on purpose")
+
+
+nondifferentiable(shares, holds, diagonal_index, put_index,
+                  reason="srcad's memory helpers return booleans and indices")

@@ -34,7 +34,7 @@ from .checking import check_grads
 from .config import config
 from . import verify as _verify  # the verify switch: srcad.config.verify
 from .runtime import insert_grad_of, stop_gradient
-from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
+from .errors import (AliasingError, MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
                      UnsupportedSyntaxError, VerificationError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
@@ -42,5 +42,5 @@ from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
-           "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
-           "WrtError", "SeedError", "VerificationError", "config", "__version__"]
+           "check_grads", "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError",
+           "MissingTemplateError", "WrtError", "SeedError", "VerificationError", "config", "__version__"]

@@ -29,6 +29,16 @@ class UnsupportedSyntaxError(SrcadError):
     """The function uses a construct srcad cannot differentiate."""
 
 
+class AliasingError(UnsupportedSyntaxError):
+    """A change made in place that srcad cannot prove it differentiates exactly.
+
+    Raised when an array, list or dict is changed through one name (a store,
+    ``+=``, a mutating call) while another name that shares its memory is
+    read later, and the sharing is not one srcad can follow.  The message
+    names both names, the line that made them share, and a fix.
+    """
+
+
 class MissingTemplateError(SrcadError):
     """A differentiated call has no gradient template."""
 

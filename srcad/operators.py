@@ -39,5 +39,5 @@ METHODS = {
     "copy": (np.copy, False), "swapaxes": (np.swapaxes, False), "trace": (np.trace, False),
     "diagonal": (np.diagonal, False), "repeat": (np.repeat, False), "round": (np.round, False),
     "argmax": (np.argmax, False), "argmin": (np.argmin, False), "argsort": (np.argsort, False),
-    "all": (np.all, False), "any": (np.any, False), "astype": (np.asarray, False),
+    "all": (np.all, False), "any": (np.any, False), "astype": (np.asarray, False), "view": (np.asarray, False),
 }

@@ -35,6 +35,7 @@ from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
 from .passes.inline_calls import InlineCalls
 from .passes.inline_temporaries import InlineTemporaries
+from .passes.mutating_calls import MutatingCalls
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -42,10 +43,11 @@ from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
+from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, Aliasing, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -53,7 +55,8 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "aliasing", "normalize", "versioning", "activity")
+_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
+          "aliasing", "normalize", "versioning", "activity")
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": _FRONT + ("reverse", OPTIMIZE),

@@ -49,3 +49,16 @@ def uses_softplus(x):
 
 def noisy(x):
     return np.sum(np.random.normal(x, 0.1))
+
+
+def store_through_view(x):
+    A = x * 1.0
+    B = A.real
+    B[0] = 2.0
+    return np.sum(A * x)
+
+
+def mutating_call(x):
+    A = x * 1.0
+    np.putmask(A, x > 0.0, 0.0)
+    return np.sum(A)

@@ -4,10 +4,12 @@ Contract:
 - ``check_program(program, seed)`` builds ``f`` from the source (through
   ``linecache``, as ``tests/gradcheck.make_function`` does), evaluates it at
   random float64 inputs (``random_arguments``) and returns an ``Outcome``:
-  ``"ok"`` when reverse mode (``srcad.grad`` or ``srcad.vjp``) and forward
-  mode (``srcad.jvp``) return f's value and agree with central finite
+  ``"ok"`` when reverse mode (``srcad.value_and_grad`` or ``srcad.vjp``) and
+  forward mode (``srcad.jvp``) return f's value and agree with central finite
   differences to ``FD_RTOL`` and with each other (``<u, J v> = <J^T u, v>``)
-  to ``AGREE_RTOL``; ``"unsupported"`` for a ``SrcadError``; ``"skipped"``
+  to ``AGREE_RTOL``; ``"refused"`` for an ``AliasingError`` (a change made
+  in place that srcad cannot follow), ``"unsupported"`` for another
+  ``SrcadError``; ``"skipped"``
   when ``f`` itself fails, is not finite, or is not smooth at the point (two
   finite-difference steps disagree by more than ``SMOOTH_RTOL``); ``"wrong"``
   or ``"crash"`` otherwise, with a description.
@@ -82,6 +84,11 @@ def _inner(a, b) -> float:
     return float(np.sum(np.asarray(a, dtype=float) * np.asarray(b, dtype=float)))
 
 
+def _copies(arguments):
+    """Fresh copies: a program may change its arguments in place (through a view, say)."""
+    return [np.array(a) if isinstance(a, np.ndarray) else a for a in arguments]
+
+
 def _moved(arguments, directions, h):
     return [a + h * d if isinstance(a, float) else np.asarray(a) + h * d for a, d in zip(arguments, directions)]
 
@@ -97,18 +104,17 @@ def differentiate(f: Callable, arguments: List, u, directions) -> Tuple[float, f
     positions = tuple(range(len(arguments)))
     output = f(*arguments)
     if np.ndim(output) == 0:
-        gradients = srcad.grad(f, wrt=positions)(*arguments)
+        reverse_value, gradients = srcad.value_and_grad(f, wrt=positions)(*_copies(arguments))
         gradients = tuple(g * u for g in gradients)
-        reverse_value = output
     else:
-        reverse_value, pullback = srcad.vjp(f, *arguments)
+        reverse_value, pullback = srcad.vjp(f, *_copies(arguments))
         gradients = pullback(u)
     for gradient, argument in zip(gradients, arguments):
         if np.shape(gradient) != np.shape(argument):
             raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
                                  f"{np.shape(argument)}")
     reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
-    forward_value, tangent = srcad.jvp(f, arguments, directions)
+    forward_value, tangent = srcad.jvp(f, _copies(arguments), directions)
     if np.shape(tangent) != np.shape(output):
         raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
     return reverse, _inner(u, tangent), reverse_value, forward_value
@@ -121,7 +127,7 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
     rng = np.random.default_rng(seed + 1)
     with np.errstate(all="ignore"):
         try:
-            output = f(*arguments)
+            output = f(*_copies(arguments))
         except (ArithmeticError, ValueError, IndexError) as error:
             return Outcome("skipped", f"f raises {type(error).__name__}: {error}")
     values = np.asarray(output, dtype=float)
@@ -138,6 +144,8 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
     try:
         with np.errstate(all="ignore"):
             reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions)
+    except srcad.AliasingError as error:
+        return Outcome("refused", f"{type(error).__name__}: {error}")
     except srcad.SrcadError as error:
         return Outcome("unsupported", f"{type(error).__name__}: {error}")
     except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad

@@ -12,10 +12,15 @@ Contract:
   ``(2, 3)``; a safe subset of NumPy and ``math`` calls whose inputs stay in
   their domains (``np.log(1.0 + a * a)``, ``np.exp(np.tanh(a))``...);
   reductions with and without ``axis``; subscript reads of names; element
-  and slice stores into arrays created inside the function; ``if``/``else``,
+  and slice stores into arrays created inside the function; changes made in
+  place through memory two names share (stores through views, stores into
+  an array whose view is read later, arrays held by lists and dicts changed
+  in place, ``out=``, ``np.fill_diagonal``, ``np.copyto``, ``np.add.at``,
+  ``np.put``, ``.fill``, ``.sort``), which srcad must follow or refuse
+  with ``AliasingError``; ``if``/``else``,
   ``for`` over ``range`` (with ``break``/``continue``), ``while`` with a
   bounded trip count, early ``return``; calls to the generated helpers.
-  No array is written through a second name, and unless
+  Apart from those, no array is written through a second name, and unless
   ``writable_parameters=True`` no parameter is written in place, so ``f`` is
   a pure function of its arguments.
 - ``tests/fuzz_check.py`` differentiates the programs and compares.
@@ -221,7 +226,7 @@ class ProgramGenerator:
 
     def statement(self, scope: Scope, level: int, result_kind: str) -> List[str]:
         pad = "    " * level
-        options = ["assign", "assign", "reassign", "augment", "store"]
+        options = ["assign", "assign", "reassign", "augment", "store", "shared"]
         if level <= 2:
             options += ["if", "for", "while"]
         if scope.in_for:
@@ -245,6 +250,8 @@ class ProgramGenerator:
                 return [f"{pad}{target.name} {operator} {self.expression(operand_kind, scope, 2)}"]
         if kind == "store":
             return self.store(scope, pad)
+        if kind == "shared":
+            return self.shared(scope, pad)
         if kind == "if":
             return self.if_statement(scope, level, result_kind)
         if kind == "for":
@@ -290,6 +297,58 @@ class ProgramGenerator:
         target.stored = True
         index, value_kind = self.store_index(target.kind, scope)
         lines.append(f"{pad}{target.name}[{index}] {operator} {self.expression(value_kind, scope, 2)}")
+        return lines
+
+    def shared(self, scope: Scope, pad: str) -> List[str]:
+        """A change made in place through memory two names share, or by a call that changes its argument:
+        a store through a view (``B = A.reshape(3)``, ``A[1:]``, ``A.T``, ``A[0]``...), a view read after a
+        store into its base, an array held by a list or dict and changed, ``out=``, ``np.fill_diagonal``,
+        ``np.copyto``, ``np.add.at``, ``np.put``, ``.fill``, ``.sort``.  srcad must get it right or refuse."""
+        kind = self.pick(["V", "M"])
+        base = self.fresh_name("z")
+        source = self.pick(scope.of_kind(kind)) if scope.of_kind(kind) else None
+        value = lambda k: self.expression(k, scope, 2)   # noqa: E731
+        lines = [f"{pad}{base} = {source.name if source else CONSTANTS[kind]} * 1.0"]
+        view = self.fresh_name("w")
+        if kind == "V":
+            views = [(f"{base}.reshape(3)", "V"), (f"{base}[1:]", "W"), (f"{base}[...]", "V"),
+                     (f"np.expand_dims({base}, 0)", "1V"), (f"{base}.ravel()", "V"), (f"np.asarray({base})", "V"),
+                     (f"{base}[::-1]", "V"), (f"np.reshape({base}, (3, 1))", "V1")]
+        else:
+            views = [(f"{base}.T", "MT"), (f"{base}[0]", "V"), (f"{base}[:, 1]", "W"), (f"{base}.reshape(6)", "6"),
+                     (f"{base}.swapaxes(0, 1)", "MT"), (f"{base}.transpose()", "MT"), (f"{base}[:, 1:]", "M2")]
+        expression, shape = self.pick(views)
+        element = {"V": "1", "W": "0", "1V": "0, 2", "V1": "2, 0", "MT": "2, 1", "6": "4", "M2": "1, 0"}[shape]
+        form = self.pick(["view_store", "view_store", "base_store", "augment", "held", "out", "call", "call"])
+        if form == "view_store":
+            lines += [f"{pad}{view} = {expression}", f"{pad}{view}[{element}] = {value('S')}"]
+        elif form == "augment":
+            lines += [f"{pad}{view} = {expression}", f"{pad}{view} *= {value('S')}"]
+        elif form == "base_store":
+            index = "0" if kind == "V" else "1, 1"
+            lines += [f"{pad}{view} = {expression}", f"{pad}{base}[{index}] = {value('S')}"]
+            scope.variables.append(Variable(f"{view}[{element}]", "S"))
+        elif form == "held":
+            holder = self.fresh_name("h")
+            lines += [f"{pad}{holder} = " + self.pick([f"[{base}, {value('S')}]", f'{{"a": {base}}}']),
+                      f"{pad}{base} += {value(kind)}"]
+            key = "0" if lines[-2].rstrip().endswith("]") else '"a"'
+            scope.variables.append(Variable(f"{holder}[{key}]", kind))
+        elif form == "out":
+            function = self.pick(["np.multiply({a}, {b}, out={o})", "np.add({a}, {b}, out={o})",
+                                  "np.sin({a}, out={o})", "np.tanh({a}, out={o})"])
+            target = self.pick([base, f"{base}[1:]" if kind == "V" else f"{base}[0]"])
+            operand_kind = kind if target == base else ("W" if kind == "V" else "V")
+            lines.append(pad + function.format(a=value(operand_kind), b=value(operand_kind), o=target))
+        else:
+            calls = [f"np.copyto({base}, {value(kind)})", f"np.add.at({base}, np.array([0, 0, 1]), {value('S')})",
+                     f"{base}.fill({value('S')})", f"np.copyto({base}, {value(kind)}, where={base} > 0.0)"]
+            if kind == "V":
+                calls += [f"np.put({base}, [0, 2, 0], {value('W')})", f"{base}.sort()"]
+            else:
+                calls += [f"np.fill_diagonal({base}, {value('S')})"]
+            lines.append(pad + self.pick(calls))
+        scope.variables.append(Variable(base, kind))
         return lines
 
     def store_index(self, kind: str, scope: Scope) -> Tuple[str, str]:

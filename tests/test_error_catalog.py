@@ -80,6 +80,10 @@ def _verified_wrong_rule():
 CATALOG = [
     Entry("unsupported construct", srcad.UnsupportedSyntaxError, lambda: srcad.grad(ex.uses_try)(X),
           "`try` statement", "move error handling outside", located=True),
+    Entry("change through shared memory", srcad.AliasingError, lambda: srcad.grad(ex.store_through_view)(X),
+          "`B = A.real`", "B = A.real.copy()", located=True),
+    Entry("mutating call without a rule", srcad.AliasingError, lambda: srcad.grad(ex.mutating_call)(X),
+          "putmask", "np.where", located=True),
     Entry("no source: a C function or builtin", srcad.SourceUnavailableError, lambda: srcad.grad(math.sin)(0.5),
           "'sin'", "register its derivative with @srcad.adjoint"),
     Entry("no source: python -c and the interactive prompt", srcad.SourceUnavailableError, _command_line,

@@ -39,6 +39,7 @@ def is_store(stmt) -> bool:
     return isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
 
 
+RETURN_VALUE = "return_value"   # annotation of ``result = e`` that desugar made from ``return e``
 SCALAR_ELEMENT = "scalar_element"   # annotation of ``t = A[i, j]`` reading one element of a known-rank array
 
 _FRESH_RESULTS = (gast.BinOp, gast.UnaryOp, gast.Compare, gast.BoolOp, gast.Constant)   # never views
@@ -52,7 +53,7 @@ _NEW_ARRAY_FUNCTIONS = frozenset({
 
 
 # runtime helpers whose result may be (a view of) one argument: its position
-_RUNTIME_PASSES_ON = {"unbroadcast": 0, "unreduce": 0, "broadcast_like": 0, "check_seed": 1}
+RUNTIME_PASSES_ON = {"unbroadcast": 0, "unreduce": 0, "broadcast_like": 0, "check_seed": 1}
 
 
 def _makes_new_array(func, local) -> bool:
@@ -115,7 +116,7 @@ class MemorySharing:
         if isinstance(node, gast.Call):
             if _makes_new_array(node.func, self.local):
                 return set()
-            passed = _RUNTIME_PASSES_ON.get(getattr(node.func, "id", None))
+            passed = RUNTIME_PASSES_ON.get(getattr(node.func, "id", None))
             if passed is not None and node.func.id not in self.local and len(node.args) > passed:
                 return self._arrays_read(node.args[passed])   # the other arguments give only a shape
             found = set()

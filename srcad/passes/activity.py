@@ -6,7 +6,9 @@ Contract: ``unit.facts['activity']`` is an ``Activity`` with
 - ``active``: both.  Only active names get a derivative variable, and only
   statements that assign an active name get derivative code.
 A value computed by a metadata read (``x.shape``), a comparison, or a function
-declared non-differentiable is never varied.  The analysis is flow-insensitive and
+declared non-differentiable is never varied.  A call made for its effect on
+an argument with no rule (``np.putmask``, ``np.place``, ``np.random.shuffle``)
+raises ``AliasingError`` when an argument is varied.  The analysis is flow-insensitive and
 iterates to a fixed point, so it holds for branches and loops; an element store
 ``A[i] = v`` makes ``A`` depend on ``v``.  A varied value passed to a function
 declared ``not_differentiated`` (``np.arange``, ``np.random.normal``; or indexing
@@ -25,7 +27,8 @@ from typing import FrozenSet
 import gast
 
 from ..frontend import syntax
-from ..errors import SrcadError, UnsupportedSyntaxError
+from ..analysis.mutation import MUTATING_FUNCTIONS
+from ..errors import AliasingError, SrcadError, UnsupportedSyntaxError
 from ..frontend.naming import dotted_name
 from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, refusal
@@ -113,6 +116,23 @@ def _reach(start, edges):
     return reached
 
 
+def _refuse_mutating_calls(unit, body, varied) -> None:
+    """A call made for its effect on an argument (``np.putmask(A, m, x)``, ``np.random.shuffle(A)``) has no
+    rule: running it as if it changed nothing would lose a derivative, so refuse it on a varied value."""
+    for stmt in syntax.iter_statements(body):
+        call = stmt.value if isinstance(stmt, gast.Expr) else None
+        function = annotation(call.func, "ref") if isinstance(call, gast.Call) else None
+        if function is None or not (function in MUTATING_FUNCTIONS or getattr(function, "__name__", "") == "shuffle"):
+            continue
+        touched = set().union(*[syntax.loaded_names(a) for a in call.args + [k.value for k in call.keywords]])
+        if touched & varied:
+            name = sorted(touched & varied)[0]
+            raise unit.error(call, AliasingError,
+                             f"`{getattr(function, '__name__', 'the call')}(...)` changes its first argument in place and `{name}` "
+                             f"carries a derivative, but srcad has no rule for that change",
+                             "build the new array and assign it instead (for example with np.where)")
+
+
 class ActivityAnalysis(Analysis):
     """Forward (varied) and backward (useful) dependence, intersected."""
 
@@ -131,6 +151,7 @@ class ActivityAnalysis(Analysis):
                 raise unit.error(value, UnsupportedSyntaxError,
                                  f"reading `.{value.attr}` of a value that is being differentiated",
                                  "pass the attribute's value as its own argument and differentiate that")
+        _refuse_mutating_calls(unit, body, varied)
         useful = set()
         for stmt in syntax.iter_statements(body):
             if isinstance(stmt, gast.Return):

@@ -1,10 +1,13 @@
-"""Analysis: refuse in-place changes made through a second name for the same array.
+"""Analysis: refuse in-place changes made through a second name for the same array (a last check).
+
+``views`` runs first and follows the changes it can, giving the names their
+own copies; this check catches what remains.
 
 Contract: srcad gives every name its own derivative, so when two names hold
 one array (``z = y``, ``r = A[0]``, ``for row in Y``, a local function's
 parameter), a change made in place through one of them (``z += 1``,
 ``r[1] = v``) would silently escape the other's derivative.  This analysis
-raises ``UnsupportedSyntaxError`` at such a change, saying which name it
+raises ``AliasingError`` at such a change, saying which name it
 shares memory with and how to write it instead.  It never changes the tree;
 it stores the set of flagged pairs it checked (empty when all is well).
 
@@ -25,7 +28,7 @@ from __future__ import annotations
 
 import gast
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import AliasingError
 from ..frontend import syntax
 from .desugar import RETURN_VALUE
 from . import Analysis
@@ -73,7 +76,7 @@ class Aliasing(Analysis):
             if shared is not None and self._may_follow(stmt, shared[1]) and self._read_after(shared[0], stmt) \
                     and not self._rebound_between(base.id, shared[1], stmt):
                 other, origin = shared
-                raise unit.error(stmt, UnsupportedSyntaxError,
+                raise unit.error(stmt, AliasingError,
                                  f"changing `{base.id}` in place while `{other}` holds the same array "
                                  f"(line {unit.parsed.location(origin).lineno}: "
                                  f"`{unit.parsed.line_text(origin.lineno)}`)",

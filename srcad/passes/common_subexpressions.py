@@ -37,8 +37,8 @@ class CommonSubexpressions(Transformation):
     def transform(self, unit):
         self.objects = unit.bindings.objects
         self.sharing = MemorySharing(unit.tree)
-        assigned = set(self.sharing.sources) | {arg.id for arg in unit.tree.args.args + unit.tree.args.kwonlyargs}
-        self.outside = syntax.names_in(unit.tree) - assigned
+        # names the function never binds (modules, globals); a name bound to a new array is local too
+        self.outside = syntax.names_in(unit.tree) - self.sharing.local - syntax.names_in(unit.tree, gast.Store)
         return self._block(unit.tree.body)
 
     def _pure(self, node) -> bool:

@@ -28,7 +28,7 @@ import gast
 from ..errors import SrcadError, UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
-from ..analysis.blocks import hoist_from_expressions
+from ..analysis.blocks import RETURN_VALUE, hoist_from_expressions
 from . import Transformation
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
@@ -329,7 +329,6 @@ class Desugar(Transformation):
         return result
 
 
-RETURN_VALUE = "return_value"   # annotation of ``result = e`` made from ``return e``
 
 
 def _return_value(assignment, lineno):

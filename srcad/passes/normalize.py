@@ -318,6 +318,8 @@ class Normalize(Transformation):
             return appended
         if isinstance(func, gast.Attribute) and annotation(func, "ref", None) is None:
             method = METHODS.get(func.attr)
+            if func.attr == "view" and (args or keywords):
+                method = None   # A.view(dtype) reinterprets the bytes: no derivative
             if method is None:
                 raise self.unit.error(node, UnsupportedSyntaxError, f"the method call `.{func.attr}()`",
                                       "call the matching NumPy function instead")

@@ -56,7 +56,8 @@ from ..frontend import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
-from ..analysis.blocks import array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name
+from ..analysis.blocks import (array_names, definitely_bound, has_break, is_append, is_store, list_names, target_name,
+                               written_names)
 from .derivatives import Differentiator, with_comments
 from .frame import Frame, split_output, split_return, with_extras
 from ..analysis.expressions import range_indices
@@ -113,11 +114,26 @@ class ReverseMode(AdjointState, Transformation):
                                                 [syntax.clone(returned), syntax.name(seed)]))
         uses_tape = any(self.pops.values())
         tape_init = [syntax.assign(self.tape, gast.List(elts=[], ctx=gast.Load()))] if uses_tape else []
-        new_body = tape_init + forward + [check] + backward + [
-            gast.Return(value=with_extras(unit, self.frame.gradients(self.state), returned, aux))]
+        kept, returned_value, aux_value = self._keep_value(backward, returned, aux)
+        new_body = tape_init + forward + [check] + kept + backward + [
+            gast.Return(value=with_extras(unit, self.frame.gradients(self.state), returned_value, aux_value))]
         unit.tree = self.frame.reverse_signature(tree, seed, new_body, scalar=not isinstance(returned, gast.Tuple))
         unit.facts["reverse"] = {"seed": seed, "tape": self.tape}
         return True
+
+    def _keep_value(self, backward, returned, aux):
+        """With ``with_value``, the value f returns must survive the backward sweep, which restores names
+        (``out = tape.pop()``) and elements: keep it under a name of its own when a restore touches it."""
+        if not self.unit.options.get("with_value"):
+            return [], returned, aux
+        touched = set().union(set(), *[written_names(s) for s in syntax.iter_statements(backward)])
+        shown = (syntax.loaded_names(returned) | (syntax.loaded_names(aux) if aux is not None else set())) & touched
+        kept, renames = [], {}
+        for name in sorted(shown):
+            renames[name] = self.unit.namer.fresh(f"{name}_value")
+            kept.append(syntax.assign(renames[name], syntax.call(self.frame.helper("copied"), [syntax.name(name)])))
+        rename = lambda node: node if node is None else syntax.rename(syntax.clone(node), renames)  # noqa: E731
+        return kept, rename(returned), rename(aux)
 
     # forward sweep -----------------------------------------------------------
     def _forward(self, block, bound, in_loop) -> List:

@@ -11,6 +11,7 @@ Contract:
   - ``reductions``: sums, extremes, cumulative operations;
   - ``shapes``: the inverses of joining, splitting, padding and indexing;
   - ``decompositions``: Cholesky, eigh and SVD;
+  - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
 - A helper is a small function of NumPy values (``add_at`` excepted: it
@@ -50,10 +51,11 @@ from .shapes import (
 from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
+from .memory import shares, holds, diagonal_index, put_index
 from .hooks import insert_grad_of
 from .gradients import stop_gradient
 
-__all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "zeros_like", "filled_like", "add_at",
+__all__ = ["shares", "holds", "diagonal_index", "put_index", "unbroadcast", "broadcast_like", "unreduce", "reduced_count", "zeros_like", "filled_like", "add_at",
            "copied", "check_seed", "transpose_axes_inverse", "matmul_lhs_grad", "matmul_rhs_grad",
            "dot_lhs_grad", "dot_rhs_grad", "maximum_share", "fmax_share", "fmin_share",
            "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures",
