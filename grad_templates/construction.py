@@ -13,44 +13,65 @@ sample): ``linspace_weights`` gives ``w`` along the samples' ``axis``, and
 ``sample_axis`` lines a (broadcast) start or stop up with the samples.  With
 ``retstep=True`` the step ``(stop - start) / (num - 1)`` is differentiated
 too.  ``np.logspace`` is ``base ** linspace`` (``base`` is differentiated
-too) and ``np.geomspace`` is ``start * (stop / start) ** w``.  ``dtype`` is
+too) and ``np.geomspace`` is ``start * (stop / start) ** w``.  A cast to an
+integer or bool ``dtype`` (``np.array(x, dtype=int)``, ``x.astype(int)``)
+rounds, which is piecewise constant: no derivative flows through it
+(``cast_gate``).  ``dtype`` is
 not taken (an integer dtype would make the samples piecewise constant).
 """
 import numpy as np
 
-from srcad.runtime import broadcast_like, unbroadcast
+from srcad.runtime import broadcast_like, cast_gate, unbroadcast
 from srcad.runtime.shapes import linspace_step_weight, linspace_weights, sample_axis, unarray
-from srcad.templates import adjoint, d, tangent
+from srcad.templates import adjoint, d, given, tangent
 
 
 @adjoint(np.array)
 def array_adjoint(y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0):
-    d[object] = unarray(d[y], object)
+    if given(dtype):   # a cast to an integer or bool dtype rounds: no derivative flows through it
+        d[object] = unarray(cast_gate(d[y], dtype), object)
+    else:
+        d[object] = unarray(d[y], object)
 
 
 @tangent(np.array)
 def array_tangent(y, object, dtype=None, copy=True, order="K", subok=False, ndmin=0):
-    d[y] = np.array(d[object], dtype=dtype, ndmin=ndmin)
+    if given(dtype):   # the tangent keeps a float dtype
+        d[y] = np.array(cast_gate(d[object], dtype), ndmin=ndmin)
+    else:
+        d[y] = np.array(d[object], ndmin=ndmin)
 
 
 @adjoint(np.asarray, np.asanyarray)
 def asarray_adjoint(y, a, dtype=None, order=None):
-    d[a] = unarray(d[y], a)
+    if given(dtype):   # ``x.astype(int)`` is ``np.asarray(x, int)``
+        d[a] = unarray(cast_gate(d[y], dtype), a)
+    else:
+        d[a] = unarray(d[y], a)
 
 
 @tangent(np.asarray, np.asanyarray)
 def asarray_tangent(y, a, dtype=None, order=None):
-    d[y] = np.asarray(d[a], dtype=dtype)
+    if given(dtype):
+        d[y] = np.asarray(cast_gate(d[a], dtype))
+    else:
+        d[y] = np.asarray(d[a])
 
 
 @adjoint(np.ascontiguousarray)
 def ascontiguousarray_adjoint(y, a, dtype=None):
-    d[a] = unarray(d[y], a)
+    if given(dtype):
+        d[a] = unarray(cast_gate(d[y], dtype), a)
+    else:
+        d[a] = unarray(d[y], a)
 
 
 @tangent(np.ascontiguousarray)
 def ascontiguousarray_tangent(y, a, dtype=None):
-    d[y] = np.ascontiguousarray(d[a], dtype=dtype)
+    if given(dtype):
+        d[y] = np.ascontiguousarray(cast_gate(d[a], dtype))
+    else:
+        d[y] = np.ascontiguousarray(d[a])
 
 
 @adjoint(np.copy)

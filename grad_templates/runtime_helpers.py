@@ -22,8 +22,9 @@ import numpy as np
 
 from srcad import runtime
 from srcad.runtime import limits as runtime_limits
-from srcad.runtime import (add_at, broadcast_like, dot_lhs_grad, dot_rhs_grad, filled_like, matmul_lhs_grad,
-                           matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce, zeros_like)
+from srcad.runtime import (add_at, broadcast_like, cast_gate, dot_lhs_grad, dot_rhs_grad, filled_like,
+                           matmul_lhs_grad, matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce,
+                           zeros_like)
 from srcad.runtime.limits import xdivy, xlogy
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
@@ -79,6 +80,16 @@ def copied_adjoint(y, value):
 @tangent(runtime.copied)
 def copied_tangent(y, value):
     d[y] = d[value]
+
+
+@adjoint(runtime.cast_gate)
+def cast_gate_adjoint(y, grad, dtype=None):   # linear in grad, and its own adjoint
+    d[grad] = cast_gate(d[y], dtype)
+
+
+@tangent(runtime.cast_gate)
+def cast_gate_tangent(y, grad, dtype=None):
+    d[y] = cast_gate(d[grad], dtype)
 
 
 # ``y = filled_like(g, like)`` is ``g``, broadcast to ``like``'s shape when ``g`` is a float: linear in ``g``.

@@ -20,7 +20,9 @@ Contract:
   is decided when the rule is instantiated.  ``literal(y)`` in a test asks
   whether the call passed ``y`` as a number literal (``x ** 2``), so a rule
   can keep the plain formula for literal arguments and guard the general case
-  (``if literal(y):`` then, inside it, ``if y == 0:``).
+  (``if literal(y):`` then, inside it, ``if y == 0:``).  ``given(p)`` asks
+  whether the call passed ``p`` at all, so a rule can keep the plain formula
+  when an optional argument (``dtype``) was left out.
 - ``nondifferentiable(fn)`` declares that ``fn``'s output carries no
   derivative (its derivative is zero or undefined everywhere it is used).
 - ``not_differentiated(fn, hint=...)`` declares that ``fn``'s output does
@@ -77,6 +79,16 @@ def literal(value) -> bool:
     instantiates the rule.
     """
     raise SrcadError("`literal(...)` is template notation; it only has meaning in the `if` test of an "
+                     "@adjoint or @tangent rule, which srcad reads but never runs")
+
+
+def given(value) -> bool:
+    """In a rule's ``if`` test: whether the call passed ``value`` (not left at the rule's default).
+
+    Like ``d``, it only has meaning inside a rule: srcad decides it when it
+    instantiates the rule.
+    """
+    raise SrcadError("`given(...)` is template notation; it only has meaning in the `if` test of an "
                      "@adjoint or @tangent rule, which srcad reads but never runs")
 
 

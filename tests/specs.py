@@ -474,6 +474,10 @@ SPECS: List[Spec] = [
     Spec(np.array, "np.array(x, ndmin=3)", [(), (3,)], tag="ndmin"),
     Spec(np.asarray, "np.asarray(x)", [PYFLOAT, (), (2, 3)]),
     Spec(np.asarray, "np.asarray([x, y])", [(PYFLOAT, PYFLOAT), ((3,), (3,))], tag="list"),
+    # a cast to an integer dtype rounds: piecewise constant, so only the other factor carries a derivative
+    Spec(np.asarray, "np.asarray(x, np.int64) + x * x", [(3,)], tag="int-dtype"),
+    Spec(np.array, "np.array(x * 3.0, dtype=int) * x", [(3,), (2, 3)], tag="int-dtype"),
+    Spec(np.array, "np.array(x > 0.0, dtype=float) * x", [(3,)], tag="bool-cast"),
     Spec(np.asanyarray, "np.asanyarray(x)", [(2, 3)]),
     Spec(np.ascontiguousarray, "np.ascontiguousarray(x)", [(3, 2)]),
     Spec(np.copy, "np.copy(x)", [(), (2, 3)]),
@@ -509,6 +513,7 @@ SPECS: List[Spec] = [
     Spec(runtime.unreduce, "runtime.unreduce(x, y)", [((), (3,)), ((), (2, 3))]),
     Spec(runtime.unreduce, "runtime.unreduce(x, y, axis=1)", [((2,), (2, 3))], tag="axis1"),
     Spec(runtime.copied, "runtime.copied(x)", UNARY),
+    Spec(runtime.cast_gate, "runtime.cast_gate(x, int) + runtime.cast_gate(x, float) * x", UNARY),
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, [0, 2, 0], y)", [((3,), (3,)), ((3, 2), (3, 2))], tag="fancy"),
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, slice(1, 3), y)", [((4,), (2,)), ((4,), ()), ((4, 2), (2,))],
          tag="slice"),

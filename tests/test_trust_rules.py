@@ -519,3 +519,27 @@ def test_undifferentiated_functions_of_constants_still_run():
     assert_jacobians(arange_of_shape, (x,), expected=np.diag(np.arange(3.0)))
     for mode in ("reverse", "forward"):
         np.testing.assert_allclose(srcad.jacobian(random_draw_stopped, mode=mode)(x), np.eye(3))
+
+
+# ==========================================================================
+# casts to an integer dtype round: no derivative flows through them
+
+def astype_int_times(x):
+    return x.astype(int) * x
+
+
+def array_int_dtype(x):
+    return np.array(x * 3.0, dtype=np.int64) + np.asarray(x, int) * x
+
+
+def astype_bool_then_float(x):
+    return (x > 0.5).astype(float) * x + x.astype(np.float64)
+
+
+@pytest.mark.parametrize("f", [astype_int_times, array_int_dtype, astype_bool_then_float])
+def test_integer_casts_carry_no_derivative(f):
+    x = np.array([0.7, 1.6, -2.3])   # no rounding boundary within a finite-difference step
+    rounded = np.trunc(x)
+    expected = {astype_int_times: np.diag(rounded), array_int_dtype: np.diag(rounded),
+                astype_bool_then_float: np.diag((x > 0.5) + 1.0)}[f]
+    assert_jacobians(f, (x,), expected=expected)

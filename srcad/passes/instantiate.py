@@ -23,7 +23,7 @@ import gast
 from ..errors import SrcadError
 from ..frontend import syntax
 from ..frontend.naming import Bindings
-from ..templates import Template, literal
+from ..templates import Template, given, literal
 
 
 def instantiate(template: Template, output, args: List, keywords: List, namer, bindings: Bindings,
@@ -120,7 +120,7 @@ class _Substitute(gast.NodeTransformer):
         self.defaulted = defaulted
 
     def visit_If(self, node):
-        node.test = _Literals(self.replacements, self.scope).visit(node.test)
+        node.test = _Literals(self.replacements, self.scope, self.defaulted).visit(node.test)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -144,17 +144,24 @@ class _Substitute(gast.NodeTransformer):
 
 
 class _Literals(gast.NodeTransformer):
-    """``literal(p)`` in a rule's ``if`` test becomes ``True`` or ``False``: whether ``p`` is bound to a number."""
+    """``literal(p)`` and ``given(p)`` in a rule's ``if`` test become ``True`` or ``False``: whether ``p`` is
+    bound to a number, and whether the call passed ``p`` at all."""
 
-    def __init__(self, replacements, scope):
+    def __init__(self, replacements, scope, defaulted):
         self.replacements = replacements
         self.scope = scope
+        self.defaulted = defaulted
 
     def visit_Call(self, node):
         self.generic_visit(node)
-        if not (isinstance(node.func, gast.Name) and self.scope.get(node.func.id) is literal):
+        notation = self.scope.get(node.func.id) if isinstance(node.func, gast.Name) else None
+        if notation is not literal and notation is not given:
             return node
         if len(node.args) != 1 or not isinstance(node.args[0], gast.Name) or node.keywords:
-            raise SrcadError("`literal(...)` in a rule takes one parameter of the rule, e.g. `literal(y)`")
-        bound = self.replacements.get(node.args[0].id)
+            raise SrcadError(f"`{node.func.id}(...)` in a rule takes one parameter of the rule, "
+                             f"e.g. `{node.func.id}(y)`")
+        parameter = node.args[0].id
+        if notation is given:
+            return syntax.constant(parameter in self.replacements and parameter not in self.defaulted)
+        bound = self.replacements.get(parameter)
         return syntax.constant(bound is not None and syntax.is_number(bound))

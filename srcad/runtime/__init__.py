@@ -30,9 +30,10 @@ Example::
     array([2., 2., 2.])
 """
 from .core import (
-    unbroadcast, broadcast_like, unreduce, reduced_count, zeros_like, filled_like, add_at, copied,
-    check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad, dot_lhs_grad,
-    dot_rhs_grad, maximum_share, fmax_share, fmin_share, clip_share, digamma, polygamma, sinc_slope)
+    unbroadcast, broadcast_like, unreduce, reduced_count, cast_gate, zeros_like, filled_like,
+    add_at, copied, check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad,
+    dot_lhs_grad, dot_rhs_grad, maximum_share, fmax_share, fmin_share, clip_share, digamma,
+    polygamma, sinc_slope)
 from .containers import add_lists, add_structures
 from .limits import xdivy, xlogy
 from .linalg import (
@@ -40,6 +41,7 @@ from .linalg import (
     kron_lhs_grad, kron_rhs_grad, cross_lhs_grad, cross_rhs_grad, einsum_first, einsum_of,
     einsum_grad, norm_direction, norm_direction_tangent, solve_like, apply_like, outer_like,
     matrix_power_grad, matrix_power_tangent, pinv_grad, pinv_tangent)
+from .memory import shares, holds, diagonal_index, put_index
 from .reductions import (
     extreme_share, ptp_share, prod_others, prod_others_tangent, prod_others_tangent2,
     prod_others_tangent3, logsumexp_weights, nanmean_weights, nan_centered, nan_count, uncumsum,
@@ -51,19 +53,19 @@ from .shapes import (
 from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
-from .memory import shares, holds, diagonal_index, put_index
 from .hooks import insert_grad_of
 from .gradients import stop_gradient
 
-__all__ = ["shares", "holds", "diagonal_index", "put_index", "unbroadcast", "broadcast_like", "unreduce", "reduced_count", "zeros_like", "filled_like", "add_at",
-           "copied", "check_seed", "transpose_axes_inverse", "matmul_lhs_grad", "matmul_rhs_grad",
-           "dot_lhs_grad", "dot_rhs_grad", "maximum_share", "fmax_share", "fmin_share",
-           "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures",
-           "xdivy", "xlogy", "per_matrix", "inner_lhs_grad", "inner_rhs_grad", "tensordot_lhs_grad",
-           "tensordot_rhs_grad", "kron_lhs_grad", "kron_rhs_grad", "cross_lhs_grad",
-           "cross_rhs_grad", "einsum_first", "einsum_of", "einsum_grad", "norm_direction",
-           "norm_direction_tangent", "solve_like", "apply_like", "outer_like", "matrix_power_grad",
-           "matrix_power_tangent", "pinv_grad", "pinv_tangent", "extreme_share", "ptp_share",
+__all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "zeros_like",
+           "filled_like", "add_at", "copied", "check_seed", "transpose_axes_inverse",
+           "matmul_lhs_grad", "matmul_rhs_grad", "dot_lhs_grad", "dot_rhs_grad", "maximum_share",
+           "fmax_share", "fmin_share", "clip_share", "digamma", "polygamma", "sinc_slope",
+           "add_lists", "add_structures", "xdivy", "xlogy", "per_matrix", "inner_lhs_grad",
+           "inner_rhs_grad", "tensordot_lhs_grad", "tensordot_rhs_grad", "kron_lhs_grad",
+           "kron_rhs_grad", "cross_lhs_grad", "cross_rhs_grad", "einsum_first", "einsum_of",
+           "einsum_grad", "norm_direction", "norm_direction_tangent", "solve_like", "apply_like",
+           "outer_like", "matrix_power_grad", "matrix_power_tangent", "pinv_grad", "pinv_tangent",
+           "shares", "holds", "diagonal_index", "put_index", "extreme_share", "ptp_share",
            "prod_others", "prod_others_tangent", "prod_others_tangent2", "prod_others_tangent3",
            "logsumexp_weights", "nanmean_weights", "nan_centered", "nan_count", "uncumsum",
            "cumprod_grad", "cumprod_tangent", "unsum", "extremum_share", "extremum_grad",

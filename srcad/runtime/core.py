@@ -88,6 +88,17 @@ def reduced_count(like, axis=None, ddof=0):
     return max(count - ddof, 0) if ddof else count
 
 
+def cast_gate(grad, dtype=None):
+    """The derivative through a cast to ``dtype``: ``grad`` itself for a float or complex dtype, zero for an
+    integer or bool one (rounding is piecewise constant, so its derivative is zero where it exists).
+
+    Example: ``cast_gate(np.ones(2), int)`` is ``array([0., 0.])``; ``cast_gate(g, np.float32)`` is ``g``.
+    """
+    if dtype is None or np.dtype(dtype).kind not in "biu":
+        return grad
+    return zeros_like(grad)
+
+
 def zeros_like(value):
     """A zero derivative shaped like ``value``: an array, a float, or a list/tuple/dict of them."""
     if isinstance(value, np.ndarray):
