@@ -19,7 +19,8 @@ Contract:
   ``np.put``, ``.fill``, ``.sort``), which srcad must follow or refuse
   with ``AliasingError``; ``if``/``else``,
   ``for`` over ``range`` (with ``break``/``continue``), ``while`` with a
-  bounded trip count, early ``return``; calls to the generated helpers.
+  bounded trip count, early ``return``; calls to the generated helpers; a
+  name both arms of a branch bind, read after the branch (in loops too).
   Apart from those, no array is written through a second name, and unless
   ``writable_parameters=True`` no parameter is written in place, so ``f`` is
   a pure function of its arguments.
@@ -228,7 +229,7 @@ class ProgramGenerator:
         pad = "    " * level
         options = ["assign", "assign", "reassign", "augment", "store", "shared"]
         if level <= 2:
-            options += ["if", "for", "while"]
+            options += ["if", "for", "while", "branch_bind"]
         if scope.in_for:
             options += ["exit"]
         if level >= 2 and not (scope.in_loop and "return_in_loop" in EXCLUDED):
@@ -254,6 +255,8 @@ class ProgramGenerator:
             return self.shared(scope, pad)
         if kind == "if":
             return self.if_statement(scope, level, result_kind)
+        if kind == "branch_bind":
+            return self.branch_bind(scope, level, result_kind)
         if kind == "for":
             return self.for_statement(scope, level, result_kind)
         if kind == "while":
@@ -374,6 +377,22 @@ class ProgramGenerator:
         lines = [f"{pad}if {self.condition(scope)}:"] + self.nested(scope, level, result_kind)
         if self.chance(60):
             lines += [f"{pad}else:"] + self.nested(scope, level, result_kind)
+        return lines
+
+    def branch_bind(self, scope: Scope, level: int, result_kind: str) -> List[str]:
+        """``if c: ...; t = e1`` / ``else: ...; t = e2``: both arms bind a new name, which later statements read.
+
+        Inside a loop this is the shape whose backward sweep must restore ``t`` for the statements after
+        the branch (they run before the branch's own adjoint).
+        """
+        pad = "    " * level
+        kind = self.pick(list(SHAPES))
+        name = self.fresh_name()
+        lines = [f"{pad}if {self.condition(scope)}:"] + self.nested(scope, level, result_kind)
+        lines.append(f"{pad}    {name} = {self.expression(kind, scope, 2, top=True)}")
+        lines += [f"{pad}else:"] + self.nested(scope, level, result_kind)
+        lines.append(f"{pad}    {name} = {self.expression(kind, scope, 2, top=True)}")
+        scope.variables.append(Variable(name, kind, writable=False))
         return lines
 
     def for_statement(self, scope: Scope, level: int, result_kind: str) -> List[str]:
