@@ -32,7 +32,7 @@ from .api import Derivative, autodiff, grad, source
 from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
 from .runtime import insert_grad_of, stop_gradient
-from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
+from .errors import (MissingTemplateError, SeedError, SourceUnavailableError, SrcadError, StaleSourceError,
                      UnsupportedSyntaxError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
@@ -40,5 +40,5 @@ from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
-           "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "MissingTemplateError",
+           "check_grads", "SrcadError", "UnsupportedSyntaxError", "SourceUnavailableError", "StaleSourceError", "MissingTemplateError",
            "WrtError", "SeedError", "__version__"]

@@ -37,3 +37,7 @@ def ratio(x, k):
 
 def pick(x, i):
     return x[i] * 2.0
+
+
+def edited_after_import(x):
+    return np.sum(np.sin(x))
