@@ -7,6 +7,8 @@ instead.  ``instantiate(code, function_name, names, func, fallback)`` runs the
 module in a fresh namespace holding ``names`` looked up in ``func``'s closure,
 then its globals, then ``fallback``, and returns the derivative function.
 It returns None when a name cannot be found (the caller then rebuilds).
+``with_defaults_of(func, function)`` gives the derivative ``func``'s
+defaults as they are now, not as its ``def`` statement spells them.
 Every module it runs is recorded with ``srcad.tracebacks.remember``, so an
 exception raised inside a derivative can be annotated with the user's line.
 
@@ -18,9 +20,11 @@ Example::
 from __future__ import annotations
 
 import builtins
+import inspect
 import linecache
 from typing import Callable, Dict, Iterable, Optional
 
+from ..errors import SrcadError
 from . import tracebacks
 
 _MISSING = object()
@@ -61,3 +65,49 @@ def instantiate(code, function_name: str, names: Iterable[str], func, fallback: 
     tracebacks.remember(code, func)
     return namespace[function_name]
 
+
+
+def with_defaults_of(func, function: Callable) -> Callable:
+    """``function`` (generated from ``func``'s source) given ``func``'s defaults as they are now.
+
+    The ``def`` of a derivative repeats the defaults written in ``func``'s
+    ``def``, but ``func`` runs with the values it holds: those evaluated when
+    it was defined (``def f(x, k=K)`` keeps the ``K`` of that moment), or
+    assigned to ``__defaults__`` / ``__kwdefaults__`` since.  The seed's and
+    the tangents' defaults stay.  Raises ``SrcadError`` when ``func`` has
+    defaults now where its ``def`` had none (the derivative's seed or
+    tangents follow those parameters).
+
+    Example::
+
+        >>> def f(x, k=2.0):
+        ...     return x * k
+        >>> def df(x, k=2.0, *, dout=1.0):
+        ...     return dout * k
+        >>> f.__defaults__ = (3.0,)
+        >>> with_defaults_of(f, df).__defaults__
+        (3.0,)
+    """
+    if not inspect.isfunction(func) or not inspect.isfunction(function):
+        return function
+    code, generated = func.__code__, function.__code__
+    count = code.co_argcount
+    if generated.co_varnames[:count] != code.co_varnames[:count]:
+        return function   # not a derivative of func's parameters (a kernel, a test double)
+    if generated.co_argcount == count:
+        function.__defaults__ = func.__defaults__
+    elif func.__defaults__:
+        raise SrcadError(f"{func.__qualname__}.__defaults__ was set to {func.__defaults__!r}, but the def "
+                         f"statement of {func.__name__} has no defaults, so its derivative takes the seed or "
+                         f"tangents after {', '.join(code.co_varnames[:count])}; write the defaults in the def "
+                         f"statement (def {func.__name__}(..., name=value)) instead")
+    keyword = code.co_varnames[count:count + code.co_kwonlyargcount]
+    if keyword:
+        defaults = dict(function.__kwdefaults__ or {})
+        for name in keyword:
+            if func.__kwdefaults__ and name in func.__kwdefaults__:
+                defaults[name] = func.__kwdefaults__[name]
+            else:
+                defaults.pop(name, None)
+        function.__kwdefaults__ = defaults or None
+    return function

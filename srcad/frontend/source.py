@@ -25,7 +25,6 @@ import linecache
 import os
 import textwrap
 import tokenize
-import types
 import weakref
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional, Tuple
@@ -89,8 +88,8 @@ class ParsedFunction:
 
 def unwrap(func: Callable) -> Callable:
     """The plain Python function behind methods, ``functools.wraps`` and srcad derivatives."""
-    if hasattr(func, "_load") and hasattr(func, "_compiled"):   # a srcad derivative: its generated function
-        if func._compiled is None:
+    if hasattr(func, "_load") and hasattr(func, "_current"):   # a srcad derivative: its generated function
+        if not func._current():   # as it is now: what it was built from may have changed since
             func._load()
         func = func._compiled
     func = inspect.unwrap(func)
@@ -273,25 +272,3 @@ def source_fingerprint(func: Callable) -> str:
         return "unverified: " + linecache.getline(code.co_filename, code.co_firstlineno)
     except (OSError, TypeError):
         return ""
-
-
-def callee_sources(func) -> str:
-    """The text of ``func``'s file when ``func`` calls a function of its own module (one it may
-    inline), else ``""``: a cache key part that changes whenever an inlined helper's source does."""
-    func = unwrap(func)
-    for name in _code_names(func.__code__):
-        value = func.__globals__.get(name)
-        if isinstance(value, types.FunctionType) and value is not func and value.__globals__ is func.__globals__:
-            filename = func.__code__.co_filename
-            linecache.checkcache(filename)
-            return "".join(linecache.getlines(filename, func.__globals__))
-    return ""
-
-
-def _code_names(code) -> set:
-    """Global names a code object and the code objects nested in it (comprehensions, lambdas) read."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
