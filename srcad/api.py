@@ -114,12 +114,17 @@ class Derivative:
         try:
             if not self._current():
                 self._load()
-            if self._scalar_variant is not False and not kwargs and args:   # floats only: the quickest way
+            scalars = self._scalar_variant is not False and not kwargs and args
+            if scalars:   # floats only: the quickest way
                 for arg in args:
                     if arg.__class__ not in _FLOATS:
+                        scalars = arg.__class__ is int   # else (an array...) not all scalars: no need to ask
                         break
                 else:
-                    return self._scalar_function_now()(*args)
+                    function = self._scalar_function
+                    if function is None or self._scalar_generation != self._generation:
+                        function = self._scalar_function_now()
+                    return function(*args)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
@@ -131,7 +136,7 @@ class Derivative:
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 return mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
                                         self.wrt, self.as_tuple, self.options)
-            if self._scalar_variant is not False and not kwargs and args and all_scalars(args):
+            if scalars and all_scalars(args):
                 return self._scalar_function_now()(*args)
             if self._rank_variants is not False and not kwargs and args:
                 ranks = float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents

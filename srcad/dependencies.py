@@ -17,8 +17,11 @@ Contract:
   call.  It records, by identity: each function's ``__code__``,
   ``__defaults__`` and ``__kwdefaults__``; what every name one of them reads
   denotes (function, module, class or data; a builtin as "no global of that
-  name"); each link of an attribute chain that ends in such a function; and
-  the rule registry's version.
+  name"); each link of an attribute chain that ends in such a function or
+  in another callable (``ops.act = np.tanh``); and the rule registry's
+  version.  Attributes of the libraries srcad has built-in rules for
+  (NumPy, SciPy, ``math``...) are not watched: ``np.sin = ...`` is not
+  seen.
 - ``Dependencies.material()`` is the text a cache key hashes: for each
   function its file, qualified name, source text, code digest
   (``frontend.codecheck``), defaults and which of the walk's global
@@ -60,6 +63,7 @@ from .templates import REGISTRY, is_nondifferentiable, lookup
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
 _FREE_LOADS = frozenset({"LOAD_DEREF", "LOAD_CLASSDEREF", "LOAD_FROM_DICT_OR_DEREF"})
 _ATTRIBUTE_LOADS = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
+_LIBRARIES = frozenset({"numpy", "scipy", "math", "cmath", "builtins", "operator", "srcad", "grad_templates"})
 _EMPTY = object()   # an empty closure cell
 _GUARD = {   # how the guard function tests each kind of entry
     "code": "{h}.__code__ is {v}", "defaults": "{h}.__defaults__ is {v}", "kwdefaults": "{h}.__kwdefaults__ is {v}",
@@ -141,14 +145,16 @@ def collect(func) -> Dependencies:
             value = _bind(dependencies, function, cells, name)
             values[name] = value
             dependencies._lines.append(f"{number}.{name}={describe(value)}{_follow(value, pending, index)}")
-        for chain in chains:   # mod.helper, Class.helper, pkg.mod.helper
+        for chain in chains:   # mod.helper, Class.helper, pkg.mod.act (a NumPy function bound there)
             owner, links = values[chain[0]], []
+            if _library(owner):
+                continue
             for attribute in chain[1:]:
                 if not isinstance(owner, (types.ModuleType, type)):
                     break
                 value = _attribute(owner, attribute)
                 links.append((owner, attribute, value))
-                if _transformable(value):
+                if callable(value) and not isinstance(value, type) or _transformable(value):
                     for holder, link, link_value in links:
                         dependencies._add("attribute", holder, link, link_value)
                     dependencies._lines.append(f"{number}.{'.'.join(chain[:len(links) + 1])}={describe(value)}"
@@ -228,6 +234,12 @@ def _holds(entry: Entry) -> bool:
 
 def _is_data(value) -> bool:
     return value is not _EMPTY and not callable(value) and not isinstance(value, types.ModuleType)
+
+
+def _library(value) -> bool:
+    """A module of the libraries srcad has built-in rules for: their attributes are not watched."""
+    name = getattr(value, "__name__", "") if isinstance(value, types.ModuleType) else ""
+    return name.partition(".")[0] in _LIBRARIES
 
 
 def _attribute(owner, name: str):

@@ -336,6 +336,56 @@ def test_a_module_name_rebound(project, mode):
 
 
 @pytest.mark.parametrize("mode", MODES)
+def test_class_and_package_attributes_and_builtins_rebound(project, mode):
+    (project.path / "stale_pkg").mkdir()
+    (project.path / "stale_pkg" / "__init__.py").write_text("")
+    (project.path / "stale_pkg" / "sub.py").write_text("import numpy as np\n\nufunc = np.tanh\n\n\n"
+                                                      "def act(u):\n    return np.tanh(u)\n")
+    m = project.module("stale_attributes", '''\
+        import numpy as np
+        import stale_pkg.sub
+
+
+        class Helpers:
+            @staticmethod
+            def act(u):
+                return np.tanh(u)
+
+
+        def by_class(x):
+            return np.sum(Helpers.act(x) ** 2)
+
+
+        def by_package(x):
+            return np.sum(stale_pkg.sub.act(x) ** 2)
+
+
+        def by_builtin(x):
+            return sum(np.tanh(x) ** 2)
+
+
+        def by_ufunc(x):
+            return np.sum(stale_pkg.sub.ufunc(x) ** 2)
+        ''')
+    sin = lambda u: np.sin(u)  # noqa: E731   (a lambda: its derivative is bound under a made-up name)
+    changes = [(m.by_class, lambda: setattr(m.Helpers, "act", staticmethod(sin))),
+               (m.by_package, lambda: setattr(sys.modules["stale_pkg.sub"], "act", sin)),
+               (m.by_builtin, lambda: setattr(m, "sum", lambda v: np.sum(v) * 3.0)),   # a global hides sum
+               (m.by_ufunc, lambda: setattr(sys.modules["stale_pkg.sub"], "ufunc", np.sin))]   # a rule's function
+    try:
+        for loss, change in changes:
+            held = kept(loss, mode)
+            assert_right(loss, mode, held)
+            old = expected(loss, mode)
+            change()
+            assert_differs(loss, mode, old)
+            assert_right(loss, mode, held)
+    finally:
+        for name in ("stale_pkg", "stale_pkg.sub"):
+            sys.modules.pop(name, None)
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_closure_cell_holding_a_function(project, mode):
     m = project.module("stale_closure", '''\
         import numpy as np
@@ -589,6 +639,10 @@ def make_closure(scale: float):
 
 closure = make_closure(2.0)
 square = lambda x: np.sum(x * x)  # noqa: E731
+PAIRS = [
+    (1.0, lambda x: np.sum(x * 2.0)),
+    (2.0, lambda x: np.sum(np.cos(x))),   # inspect gives this line alone, which does not parse
+]
 
 
 class Model:
@@ -622,12 +676,23 @@ def outer():
 @pytest.mark.parametrize("mode", MODES)
 def test_what_is_not_stale_is_not_refused(project, mode):
     m = project.module("stale_legitimate", LEGITIMATE)
-    for function in (m.decorated, m.closure, m.square, m.Model.loss, m.Model.nested, m.Child.loss,
-                     m.outer().method):
+    for function in (m.decorated, m.closure, m.square, m.PAIRS[1][1], m.Model.loss, m.Model.nested,
+                     m.Child.loss, m.outer().method):
         assert parse_function(function).tree is not None     # the text is the code: no StaleSourceError
-    for function in (m.decorated, m.closure, m.square):
+    for function in (m.decorated, m.closure, m.square, m.PAIRS[0][1], m.PAIRS[1][1]):
         assert_right(function, mode)
     np.testing.assert_allclose(srcad.grad(m.Model().scaled)(X), expected(m.Model().scaled, "reverse"), rtol=1e-6)
+
+
+def checked_square(x):
+    assert x.shape == (3,), "three values"   # pytest rewrote this module's asserts before compiling it
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_function_of_a_module_pytest_rewrote(project, mode):
+    assert type(sys.modules[__name__].__spec__.loader).__name__ == "AssertionRewritingHook"
+    assert_right(checked_square, mode)
 
 
 # --- the disk cache ----------------------------------------------------------------------------------

@@ -19,9 +19,10 @@ Contract:
   variables need), with ``func``'s free variables bound in the nearest
   enclosing function and its ``from __future__`` flags, alone and then
   after ``import`` statements for the names module-level imports bind in its
-  file (``imported_names``); and says whether a code object it yields has
-  ``func.__code__``'s shape.  Decorators are left out (they are not part of
-  the function's code).
+  file (``imported_names``), each also as an import hook rewrote it (pytest
+  rewrites the asserts of test modules); and says whether a code object it
+  yields has ``func.__code__``'s shape.  Decorators are left out (they are
+  not part of the function's code).
 
 Example::
 
@@ -39,6 +40,7 @@ import hashlib
 import inspect
 import linecache
 import symtable
+import sys
 import types
 import weakref
 from typing import Dict, Iterator, List, Optional, Tuple
@@ -128,21 +130,43 @@ def same_code(func, node: ast.AST) -> bool:
 
 def _compiles_to(func, node, context, flags, shape) -> bool:
     code = func.__code__
+    rewrite = _import_rewriter(func)
     for enclosed in _enclosures(func, node, context):
-        try:
-            compiled = compile(enclosed, func.__code__.co_filename, "exec", flags=flags, dont_inherit=True)
-        except (SyntaxError, ValueError, TypeError):
-            continue
-        if any(found.co_name == code.co_name and code_shape(found) == shape for found in code_objects(compiled)):
-            return True
+        trees = [enclosed]
+        if rewrite is not None:   # the module was compiled from a rewritten tree: rewrite ours too
+            trees.append(copy.deepcopy(enclosed))
+            rewrite(trees[-1])
+        for tree in trees:
+            try:
+                compiled = compile(ast.fix_missing_locations(tree), code.co_filename, "exec", flags=flags,
+                                   dont_inherit=True)
+            except (SyntaxError, ValueError, TypeError):
+                continue
+            if any(found.co_name == code.co_name and code_shape(found) == shape
+                   for found in code_objects(compiled)):
+                return True
     return False
 
 
-def find_lambda(module: ast.Module, params: List[str]) -> Optional[ast.Lambda]:
-    """The one lambda of ``module`` whose parameters are ``params``, or None."""
-    found = [node for node in ast.walk(module)
-             if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params]
-    return found[0] if len(found) == 1 else None
+def _import_rewriter(func):
+    """How the import system rewrote ``func``'s module before compiling it, as a function that
+    rewrites an ``ast.Module`` in place; None when it did not.  pytest rewrites the asserts of test
+    modules (``_pytest.assertion.rewrite``)."""
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    loader = getattr(getattr(module, "__spec__", None), "loader", None) or getattr(module, "__loader__", None)
+    rewriting = sys.modules.get("_pytest.assertion.rewrite")
+    if rewriting is None or not isinstance(loader, getattr(rewriting, "AssertionRewritingHook", ())):
+        return None
+    filename = func.__code__.co_filename
+    source = "".join(linecache.getlines(filename, func.__globals__)).encode()
+    config = getattr(loader, "config", None)
+    return lambda tree: rewriting.rewrite_asserts(tree, source, filename, config)
+
+
+def find_lambdas(tree: ast.AST, params: List[str]) -> List[ast.Lambda]:
+    """The lambdas in ``tree`` whose parameters are ``params``."""
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params]
 
 
 def code_objects(code) -> Iterator[types.CodeType]:

@@ -104,7 +104,7 @@ def parse_function(func: Callable) -> ParsedFunction:
         raise SourceUnavailableError(f"cannot read the source of {name!r}: it is not a Python function. {_NO_SOURCE_HINT}")
     filename = func.__code__.co_filename
     try:   # the block of the file that compiles to the code that runs (else StaleSourceError)
-        lines, first_line, syntax_tree = verified_source(func)
+        lines, first_line, syntax_tree, node = verified_source(func)
     except (OSError, TypeError) as exc:
         raise SourceUnavailableError(f"cannot read the source of {name!r} ({exc}). {_NO_SOURCE_HINT}") from None
     raw = "".join(lines)
@@ -119,7 +119,7 @@ def parse_function(func: Callable) -> ParsedFunction:
         raise located(UnsupportedSyntaxError, "an async def is not supported", "differentiate a plain def",
                       parsed.location(tree))
     if func.__name__ == "<lambda>":
-        tree = _lambda_as_def(module, func, name)
+        tree = _lambda_as_def(module, node)
     if not isinstance(tree, gast.FunctionDef):
         raise SourceUnavailableError(f"the source of {name!r} is not a def statement. {_NO_SOURCE_HINT}")
     tree.decorator_list = []
@@ -129,9 +129,10 @@ def parse_function(func: Callable) -> ParsedFunction:
 _SOURCES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # code -> (file's lines, verified_source)
 
 
-def verified_source(func) -> Tuple[List[str], int, ast.Module]:
-    """``func``'s source lines, the number of the first and their ``ast``: a block of its file that
-    compiles to the code that runs (``codecheck.same_code``).
+def verified_source(func) -> Tuple[List[str], int, ast.Module, ast.AST]:
+    """``func``'s source lines, the number of the first, their ``ast`` and its node that is ``func``
+    (a def, or a lambda): a block of its file that compiles to the code that runs
+    (``codecheck.same_code``).
 
     The block ``inspect`` finds at ``co_firstlineno`` is checked first; when
     it is not ``func``'s code, the file's other defs of the same qualified
@@ -144,7 +145,7 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module]:
 
     Example::
 
-        lines, first_line, tree = verified_source(f)
+        lines, first_line, tree, node = verified_source(f)
     """
     code = func.__code__
     linecache.checkcache(code.co_filename)
@@ -161,16 +162,16 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module]:
     except OSError as exc:   # no source where inspect looks: the def may have moved
         lines, first_line, problem, unreadable = None, code.co_firstlineno, "", exc
     else:
-        tree, problem = _checked(func, lines)
+        tree, node, problem = _checked(func, lines)
         if tree is not None:
-            _SOURCES[code] = (text, (lines, first_line, tree))
-            return lines, first_line, tree
+            _SOURCES[code] = (text, (lines, first_line, tree, node))
+            return lines, first_line, tree, node
     others = _same_names(func, text)
     for block, start in others:
-        tree, _ = _checked(func, block)
+        tree, node, _ = _checked(func, block)
         if tree is not None:
-            _SOURCES[code] = (text, (block, start, tree))
-            return block, start, tree
+            _SOURCES[code] = (text, (block, start, tree, node))
+            return block, start, tree, node
     if unreadable is not None:
         raise unreadable
     if others:   # point at the def the user would look at
@@ -180,37 +181,51 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module]:
                         problem)
 
 
-def _checked(func, lines: List[str]) -> Tuple[Optional[ast.Module], str]:
-    """The ast of ``lines`` when they are ``func``'s code, else None and what is wrong with them."""
+def _checked(func, lines: List[str]) -> Tuple[Optional[ast.Module], Optional[ast.AST], str]:
+    """The ast of ``lines`` and its node that compiles to ``func``'s code, or None, None and what is
+    wrong with them."""
     try:
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError as exc:
-        return None, f"no longer parses ({exc.msg})"
+        return None, None, f"no longer parses ({exc.msg})"
     code = func.__code__
-    if code.co_name == "<lambda>":
-        node = codecheck.find_lambda(tree, list(code.co_varnames[:code.co_argcount]))
+    if code.co_name == "<lambda>":   # any of the block's lambdas with its parameters (parse_function picks one)
+        nodes = codecheck.find_lambdas(tree, list(code.co_varnames[:code.co_argcount]))
     else:
-        node = tree.body[0] if tree.body else None
-    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) \
-            or not codecheck.same_code(func, node):
-        return None, "is not the code that runs"
-    return tree, ""
+        nodes = tree.body[:1] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else []
+    for node in nodes:
+        if codecheck.same_code(func, node):
+            return tree, node, ""
+    return None, None, "is not the code that runs"
 
 
 def _same_names(func, text: List[str]) -> List[Tuple[List[str], int]]:
-    """The defs in ``text`` (``func``'s file) with its qualified name, nearest first: (lines, first line)."""
+    """The blocks of ``text`` (``func``'s file) that may hold ``func``, nearest first: (lines, first
+    line).  For a def, the defs with its qualified name; for a lambda, the innermost statement around
+    each lambda with its parameters (``inspect`` gives only a lambda's first line)."""
     code = func.__code__
-    if code.co_name == "<lambda>":
-        return []
     try:
         tree = ast.parse("".join(text))
     except (SyntaxError, ValueError):
         return []
-    found = sorted((abs(node.lineno - code.co_firstlineno), start, node.end_lineno)
-                   for node, qualname in _definitions(tree, "")
-                   if qualname == func.__qualname__ and node.name == code.co_name
-                   for start in [min([node.lineno] + [d.lineno for d in node.decorator_list])])
-    return [(text[start - 1:end], start) for _, start, end in found]
+    if code.co_name == "<lambda>":
+        params = list(code.co_varnames[:code.co_argcount])
+        innermost = {}
+        for statement in ast.walk(tree):
+            if isinstance(statement, ast.stmt):
+                for node in codecheck.find_lambdas(statement, params):
+                    span = statement.end_lineno - statement.lineno
+                    if id(node) not in innermost or span < innermost[id(node)][0]:
+                        innermost[id(node)] = (span, node.lineno, statement)
+        found = sorted((abs(line - code.co_firstlineno), statement.lineno, statement.end_lineno)
+                       for _, line, statement in innermost.values())
+    else:
+        found = sorted((abs(node.lineno - code.co_firstlineno), start, node.end_lineno)
+                       for node, qualname in _definitions(tree, "")
+                       if qualname == func.__qualname__ and node.name == code.co_name
+                       for start in [min([node.lineno] + [d.lineno for d in node.decorator_list])])
+    return [(text[start - 1:end], start) for _, start, end in dict.fromkeys(found)]
 
 
 def _definitions(node, prefix: str):
@@ -239,21 +254,16 @@ def _stale_source(func, where: Location, problem: str) -> StaleSourceError:
                    f"{reload}re-run the cell or script that defines `{name}`", where)
 
 
-def _lambda_as_def(module, func, name):
-    """The lambda ``func`` found in its source lines, as ``def <bound name>(...): return <body>``."""
-    code = func.__code__
-    params = list(code.co_varnames[:code.co_argcount])
-    bound_name, found = "lambda_", []
-    for node in gast.walk(module):
-        if isinstance(node, gast.Assign) and isinstance(node.value, gast.Lambda) \
-                and isinstance(node.targets[0], gast.Name):
-            node.value.bound_name = node.targets[0].id
-        if isinstance(node, gast.Lambda) and [a.id for a in node.args.args] == params:
-            found.append(node)
-    if len(found) != 1:
-        raise SourceUnavailableError(
-            f"cannot tell which lambda on its line is {name!r}; bind it to a def instead. {_NO_SOURCE_HINT}")
-    lam = found[0]
+def _lambda_as_def(module, node):
+    """The lambda at ``node``'s place in ``module``, as ``def <bound name>(...): return <body>``."""
+    bound_name, lam = "lambda_", None
+    for candidate in gast.walk(module):
+        if isinstance(candidate, gast.Assign) and isinstance(candidate.value, gast.Lambda) \
+                and isinstance(candidate.targets[0], gast.Name):
+            candidate.value.bound_name = candidate.targets[0].id
+        if isinstance(candidate, gast.Lambda) and (candidate.lineno, candidate.col_offset) == \
+                (node.lineno, node.col_offset):
+            lam = candidate
     body = [gast.Return(value=lam.body)]
     gast.copy_location(body[0], lam)
     tree = gast.FunctionDef(name=getattr(lam, "bound_name", bound_name), args=lam.args, body=body,

@@ -64,7 +64,9 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
         kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
         raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \
             from None
-    preferred = "d" + (value.func.id if isinstance(value.func, gast.Name) else function.__name__)
+    spelled = value.func.id if isinstance(value.func, gast.Name) else \
+        value.func.attr if isinstance(value.func, gast.Attribute) else function.__name__
+    preferred = "d" + (spelled if spelled.isidentifier() else "_callee")   # a lambda's name is <lambda>
     name = unit.bindings.bind(preferred, callee)
     active = [value.args[i] for i in positions] + [kw.value for kw in value.keywords if kw.arg in names]
     return name, active, list(extra)
