@@ -273,7 +273,7 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
         if hit is not None:
             text, path = hit
             source = text.partition("\n")[2]
-            meta = _read_meta(source)
+            meta = loader.read_meta(source)
             if meta is not None:
                 name, injected = meta
                 try:
@@ -295,17 +295,6 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
     text = cache.file_text(key, source)
     code = loader.compile_text(text, path, f"{function_label}-{key[:12]}")
     return source, code, generated.function_name, tuple(sorted(generated.injected)), generated.injected
-
-
-def _read_meta(source: str):
-    """(function name, injected names) recorded in a generated module's text."""
-    injected = ()
-    for line in source.splitlines():
-        if line.startswith("# from the scope of "):
-            injected = tuple(part.strip() for part in line.partition(": ")[2].split(","))
-        elif line.startswith("def "):
-            return line[4:line.index("(")], injected
-    return None
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

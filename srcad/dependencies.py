@@ -17,8 +17,9 @@ Contract:
   call.  It records, by identity: each function's ``__code__``,
   ``__defaults__`` and ``__kwdefaults__``; what every name one of them reads
   denotes (function, module, class or data; a builtin as "no global of that
-  name"); each link of an attribute chain that ends in such a function or
-  in another callable (``ops.act = np.tanh``); and the rule registry's
+  name"); each link of an attribute chain through modules, classes and
+  objects' ``__dict__`` (``cfg.act``) that ends in such a function or in
+  another callable (``ops.act = np.tanh``); and the rule registry's
   version.  Attributes of the libraries srcad has built-in rules for
   (NumPy, SciPy, ``math``...) are not watched: ``np.sin = ...`` is not
   seen.
@@ -83,7 +84,13 @@ class Dependencies:
         self._lines: List[str] = []
 
     def material(self) -> str:
-        """The text a cache key hashes (see the module's contract)."""
+        """The text a cache key hashes (see the module's contract).
+
+        Example::
+
+            >>> "function 0:" in collect(describe).material()
+            True
+        """
         return "\n".join(self._lines)
 
     def check(self, extra: Sequence[Entry] = ()) -> Callable[[], bool]:
@@ -121,8 +128,14 @@ class Dependencies:
         self.entries.append((kind, holder, name, value))
 
 
-def collect(func) -> Dependencies:
-    """What ``func``'s derivative depends on (see the module's contract)."""
+def collect(func: types.FunctionType) -> Dependencies:
+    """What ``func``'s derivative depends on (see the module's contract).
+
+    Example::
+
+        >>> [entry[0] for entry in collect(describe).entries][:4]
+        ['registry', 'code', 'defaults', 'kwdefaults']
+    """
     dependencies = Dependencies()
     pending, index, namespaces = [func], {id(func): 0}, {}
     while pending:
@@ -145,14 +158,14 @@ def collect(func) -> Dependencies:
             value = _bind(dependencies, function, cells, name)
             values[name] = value
             dependencies._lines.append(f"{number}.{name}={describe(value)}{_follow(value, pending, index)}")
-        for chain in chains:   # mod.helper, Class.helper, pkg.mod.act (a NumPy function bound there)
+        for chain in chains:   # mod.helper, Class.helper, cfg.act, pkg.mod.act (a NumPy function bound there)
             owner, links = values[chain[0]], []
             if _library(owner):
                 continue
             for attribute in chain[1:]:
-                if not isinstance(owner, (types.ModuleType, type)):
-                    break
                 value = _attribute(owner, attribute)
+                if value is _EMPTY:
+                    break
                 links.append((owner, attribute, value))
                 if callable(value) and not isinstance(value, type) or _transformable(value):
                     for holder, link, link_value in links:
@@ -182,7 +195,7 @@ def _bind(dependencies: Dependencies, function, cells, name: str):
     return getattr(builtins, name, _EMPTY)
 
 
-def binding(func, name: str) -> Optional[Entry]:
+def binding(func: types.FunctionType, name: str) -> Optional[Entry]:
     """The entry that keeps ``name`` denoting what it denotes for ``func`` now (closure cell, then
     globals), or None when neither holds it.
 
@@ -243,6 +256,11 @@ def _library(value) -> bool:
 
 
 def _attribute(owner, name: str):
+    """``owner.name`` when ``owner`` is a module or a class, or an object holding it in its
+    ``__dict__`` (``cfg.act`` of a ``SimpleNamespace``); else ``_EMPTY`` (a method, a property...)."""
+    if not isinstance(owner, (types.ModuleType, type)):
+        held = getattr(owner, "__dict__", None)
+        return held[name] if isinstance(held, dict) and name in held else _EMPTY
     try:
         return getattr(owner, name)
     except Exception:   # a module's __getattr__ may raise anything
@@ -271,7 +289,7 @@ def _transformable(value) -> bool:
             and lookup(value, "forward") is None and not is_nondifferentiable(value))
 
 
-def reads(code) -> Tuple[List[str], List[Tuple[str, ...]]]:
+def reads(code: types.CodeType) -> Tuple[List[str], List[Tuple[str, ...]]]:
     """The global and free names ``code`` (with the code nested in it) reads, in order of first
     reading, and the attribute chains read from them (``("mod", "helper")`` for ``mod.helper``).
 
@@ -298,7 +316,7 @@ def reads(code) -> Tuple[List[str], List[Tuple[str, ...]]]:
     return list(names), list(chains)
 
 
-def describe(value) -> str:
+def describe(value: object) -> str:
     """What kind of object ``value`` is, the same in every process: modules and callables by name,
     data by type.
 

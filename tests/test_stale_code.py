@@ -9,9 +9,11 @@ each value against central finite differences of what Python runs:
   derivative, from a new ``grad`` object and from one kept from before;
 - ``from mod import act`` keeps the old binding when ``mod.act`` is
   reassigned (Python runs the old one, and so does the derivative), while
-  ``mod.act(x)`` follows the new one; a module name rebound, a closure cell
-  holding a function rebound, and a helper with the same source text but
-  other globals, all follow what runs;
+  ``mod.act(x)`` follows the new one; a module name rebound, a class's, a
+  package's or an object's attribute rebound (to a Python function or to a
+  NumPy one), a global hiding a builtin, a closure cell holding a function
+  rebound, and a helper with the same source text but other globals, all
+  follow what runs, and so do derivatives of derivatives;
 - ``__code__`` replaced (what autoreload does), ``__defaults__`` and
   ``__kwdefaults__`` assigned, and defaults evaluated from a global that was
   rebound after the ``def``, are all what the derivative uses;
@@ -20,9 +22,11 @@ each value against central finite differences of what Python runs:
   (the text srcad would read is not the code that runs), for f and for an
   inlined or called helper, raises ``StaleSourceError`` naming the file,
   the line and ``importlib.reload``; after the reload the derivative is
-  right; an edit elsewhere in the file is no false alarm, nor are
-  decorators, closures, methods (name mangling, ``super()``),
-  ``from __future__ import annotations`` or lambdas;
+  right; a def that only moved (lines added above it, even one holding a
+  class) is found at its new place; an edit elsewhere in the file is no
+  false alarm, nor are decorators, closures, methods (name mangling,
+  ``super()``), ``from __future__ import annotations``, lambdas (one in a
+  statement over several lines too) or a module pytest rewrote;
 - the disk cache never serves a derivative built for another helper;
 - in a real Jupyter kernel: define a helper, take a gradient, redefine the
   helper in a later cell, take it again, edit f and rerun, and autoreload
@@ -49,6 +53,9 @@ from srcad.frontend.source import parse_function
 MODES = ("reverse", "forward")
 X = np.array([0.3, -0.7, 1.1])
 V = np.array([1.0, -0.5, 0.25])
+
+OPS = "import numpy as np\n\n\ndef act(u):\n    return np.tanh(u)\n"
+SIN_ACT = "def act(u):\n    return np.sin(u)\n"   # a later cell redefining act
 
 MODULE = '''\
 import numpy as np
@@ -109,6 +116,18 @@ def assert_differs(f, mode, old):
     assert not np.allclose(expected(f, mode), old, rtol=1e-3), "the change did not change the derivative"
 
 
+def assert_follows(f, mode, *changes):
+    """f's derivative, fresh and from an object kept from the start, is right before and after each
+    change, and each change really changes it."""
+    held = kept(f, mode)
+    assert_right(f, mode, held)
+    for change in changes:
+        old = expected(f, mode)
+        change()
+        assert_differs(f, mode, old)
+        assert_right(f, mode, held)
+
+
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     """Write and import modules from a private directory, with a private disk cache; forget them after."""
@@ -153,40 +172,24 @@ def cell(module, text):
 @pytest.mark.parametrize("mode", MODES)
 def test_an_inlined_helper_redefined_in_a_later_cell(project, mode):
     m = project.module("stale_inlined", MODULE)
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
     assert "dact" not in srcad.source(m.loss, mode=mode)          # inlined: no derivative of act is called
-    old = expected(m.loss, mode)
-    cell(m, "def act(u):\n    return np.sin(u)\n")
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: cell(m, SIN_ACT))
     assert "np.sin" in srcad.source(m.loss, mode=mode)
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_helper_assigned_to_the_module_name_from_elsewhere(project, mode):
     m = project.module("stale_assigned", MODULE)
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
 
     def act(u):   # another module's function: called through its own derivative, not inlined
         return np.sin(u)
-    m.act = act
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: setattr(m, "act", act))
     assert "dact" in srcad.source(m.loss, mode=mode)
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_called_helper_redefined_in_its_own_module(project, mode):
-    ops = project.module("stale_ops", '''\
-        import numpy as np
-
-
-        def act(u):
-            return np.tanh(u)
-        ''')
+    ops = project.module("stale_ops", OPS)
     m = project.module("stale_caller", '''\
         import numpy as np
         import stale_ops
@@ -195,23 +198,12 @@ def test_a_called_helper_redefined_in_its_own_module(project, mode):
         def loss(x):
             return np.sum(stale_ops.act(x) ** 2)
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    cell(ops, "def act(u):\n    return np.sin(u)\n")
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: cell(ops, SIN_ACT))
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_from_import_keeps_the_binding_python_runs(project, mode):
-    ops = project.module("stale_from_ops", '''\
-        import numpy as np
-
-
-        def act(u):
-            return np.tanh(u)
-        ''')
+    ops = project.module("stale_from_ops", OPS)
     m = project.module("stale_from_caller", '''\
         import numpy as np
         from stale_from_ops import act
@@ -223,7 +215,7 @@ def test_from_import_keeps_the_binding_python_runs(project, mode):
     held = kept(m.loss, mode)
     before = expected(m.loss, mode)
     assert_right(m.loss, mode, held)
-    cell(ops, "def act(u):\n    return np.sin(u)\n")   # stale_from_ops.act is new; m.act is still the old one
+    cell(ops, SIN_ACT)                                 # stale_from_ops.act is new; m.act is still the old one
     np.testing.assert_allclose(expected(m.loss, mode), before)
     assert_right(m.loss, mode, held)
     m.act = ops.act                                    # now m runs the new one
@@ -260,16 +252,8 @@ def test_helpers_of_helpers(project, mode):
         def loss(x):
             return np.sum(layer(x) ** 2) + np.sum(stale_nested_ops.outer(x))
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    cell(m, "def act(u):\n    return np.sin(u)\n")                   # inlined into an inlined helper
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    cell(ops, "def inner(u):\n    return np.exp(u)\n")               # inlined into a called helper
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: cell(m, SIN_ACT),                  # inlined into an inlined helper
+                   lambda: cell(ops, "def inner(u):\n    return np.exp(u)\n"))   # inlined into a called one
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -283,12 +267,7 @@ def test_a_lambda_helper_redefined(project, mode):
         def loss(x):
             return np.sum(act(x) ** 2)
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    cell(m, "act = lambda u: np.sin(u)\n")
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: cell(m, "act = lambda u: np.sin(u)\n"))
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -306,19 +285,15 @@ def test_same_source_text_with_other_globals(project, mode):
         def loss(x):
             return np.sum(act(x) ** 2)
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
     # the same code, file, name and text, but globals where S is 3: Python runs it with S = 3
-    m.act = types.FunctionType(m.act.__code__, {"np": np, "S": 3.0}, "act")
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    other = types.FunctionType(m.act.__code__, {"np": np, "S": 3.0}, "act")
+    assert_follows(m.loss, mode, lambda: setattr(m, "act", other))
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_module_name_rebound(project, mode):
-    project.module("stale_ops_a", "import numpy as np\n\n\ndef act(u):\n    return np.tanh(u)\n")
-    project.module("stale_ops_b", "import numpy as np\n\n\ndef act(u):\n    return np.sin(u)\n")
+    project.module("stale_ops_a", OPS)
+    project.module("stale_ops_b", OPS.replace("tanh", "sin"))
     m = project.module("stale_rebound", '''\
         import numpy as np
         import stale_ops_a as ops
@@ -327,21 +302,17 @@ def test_a_module_name_rebound(project, mode):
         def loss(x):
             return np.sum(ops.act(x) ** 2)
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    m.ops = sys.modules["stale_ops_b"]
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: setattr(m, "ops", sys.modules["stale_ops_b"]))
 
 
 @pytest.mark.parametrize("mode", MODES)
-def test_class_and_package_attributes_and_builtins_rebound(project, mode):
+def test_attributes_of_classes_packages_and_objects_and_builtins_rebound(project, mode):
     (project.path / "stale_pkg").mkdir()
     (project.path / "stale_pkg" / "__init__.py").write_text("")
-    (project.path / "stale_pkg" / "sub.py").write_text("import numpy as np\n\nufunc = np.tanh\n\n\n"
-                                                      "def act(u):\n    return np.tanh(u)\n")
+    (project.path / "stale_pkg" / "sub.py").write_text(OPS + "\n\nufunc = np.tanh\n")
     m = project.module("stale_attributes", '''\
+        import types
+
         import numpy as np
         import stale_pkg.sub
 
@@ -366,20 +337,23 @@ def test_class_and_package_attributes_and_builtins_rebound(project, mode):
 
         def by_ufunc(x):
             return np.sum(stale_pkg.sub.ufunc(x) ** 2)
+
+
+        settings = types.SimpleNamespace(act=np.tanh)
+
+
+        def by_object(x):
+            return np.sum(settings.act(x) ** 2)
         ''')
     sin = lambda u: np.sin(u)  # noqa: E731   (a lambda: its derivative is bound under a made-up name)
     changes = [(m.by_class, lambda: setattr(m.Helpers, "act", staticmethod(sin))),
                (m.by_package, lambda: setattr(sys.modules["stale_pkg.sub"], "act", sin)),
                (m.by_builtin, lambda: setattr(m, "sum", lambda v: np.sum(v) * 3.0)),   # a global hides sum
-               (m.by_ufunc, lambda: setattr(sys.modules["stale_pkg.sub"], "ufunc", np.sin))]   # a rule's function
+               (m.by_ufunc, lambda: setattr(sys.modules["stale_pkg.sub"], "ufunc", np.sin)),   # a rule's function
+               (m.by_object, lambda: setattr(m.settings, "act", np.sin))]
     try:
         for loss, change in changes:
-            held = kept(loss, mode)
-            assert_right(loss, mode, held)
-            old = expected(loss, mode)
-            change()
-            assert_differs(loss, mode, old)
-            assert_right(loss, mode, held)
+            assert_follows(loss, mode, change)
     finally:
         for name in ("stale_pkg", "stale_pkg.sub"):
             sys.modules.pop(name, None)
@@ -403,12 +377,7 @@ def test_a_closure_cell_holding_a_function(project, mode):
             return loss, use
         ''')
     loss, use = m.make()
-    held = kept(loss, mode)
-    assert_right(loss, mode, held)
-    old = expected(loss, mode)
-    use(np.sin)
-    assert_differs(loss, mode, old)
-    assert_right(loss, mode, held)
+    assert_follows(loss, mode, lambda: use(np.sin))
 
 
 def test_derivatives_of_derivatives_follow_a_redefined_helper(project):
@@ -418,7 +387,7 @@ def test_derivatives_of_derivatives_follow_a_redefined_helper(project):
     forward_over_reverse = srcad.autodiff(srcad.grad(m.loss), mode="forward")
     np.testing.assert_allclose(srcad.hvp(m.loss, X, V), tanh_second(X) * V, rtol=1e-8)
     np.testing.assert_allclose(call(forward_over_reverse, "forward"), tanh_second(X) * V, rtol=1e-8)
-    cell(m, "def act(u):\n    return np.sin(u)\n")
+    cell(m, SIN_ACT)
     np.testing.assert_allclose(srcad.hvp(m.loss, X, V), sin_second(X) * V, rtol=1e-8)
     np.testing.assert_allclose(np.diag(srcad.hessian(m.loss)(X)), sin_second(X), rtol=1e-8)
     np.testing.assert_allclose(call(forward_over_reverse, "forward"), sin_second(X) * V, rtol=1e-8)
@@ -430,18 +399,18 @@ def test_derivatives_of_derivatives_follow_a_redefined_helper(project):
 def test_code_replaced_as_autoreload_does(project, mode):
     m = project.module("stale_autoreload", MODULE)
     act, loss = m.act, m.loss
-    held = kept(loss, mode)
-    assert_right(loss, mode, held)
-    old = expected(loss, mode)
-    project.edit("stale_autoreload", MODULE.replace("np.tanh(u)", "np.sin(u)").replace("** 2", "** 3"))
-    reloaded = importlib.reload(m)
-    act.__code__ = reloaded.act.__code__                   # the old objects get the new code
-    m.act = act
-    assert_differs(loss, mode, old)
-    old = expected(loss, mode)
-    loss.__code__ = reloaded.loss.__code__
-    assert_differs(loss, mode, old)
-    assert_right(loss, mode, held)
+
+    def edit(text):
+        """Edit the file and reload; the old function objects get the new code, as autoreload does."""
+        def change():
+            project.edit("stale_autoreload", text)
+            reloaded = importlib.reload(m)
+            for function in (act, loss):
+                function.__code__ = getattr(reloaded, function.__name__).__code__
+            m.act, m.loss = act, loss
+        return change
+    sine = MODULE.replace("np.tanh(u)", "np.sin(u)")
+    assert_follows(loss, mode, edit(sine), edit(sine.replace("** 2", "** 3")))
 
 
 def test_code_replaced_with_other_parameters(project):
@@ -487,22 +456,10 @@ def test_defaults_assigned_after_the_def(project, mode):
 
         K = 5.0
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)                   # scale is 1.0, the K of the def, not today's 5.0
-    old = expected(m.loss, mode)
-    m.act.__defaults__ = (3.0,)                        # an inlined helper's default
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    m.loss.__defaults__ = (2.0,)                       # f's own default
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
-    held_keyword = kept(m.keyword, mode)
-    assert_right(m.keyword, mode, held_keyword)
-    old = expected(m.keyword, mode)
-    m.keyword.__kwdefaults__ = {"scale": 4.0}
-    assert_differs(m.keyword, mode, old)
-    assert_right(m.keyword, mode, held_keyword)
+    np.testing.assert_allclose(m.loss(X), np.sum(np.tanh(X) ** 2))   # scale is the K of the def, 1.0
+    assert_follows(m.loss, mode, lambda: setattr(m.act, "__defaults__", (3.0,)),   # an inlined helper's
+                   lambda: setattr(m.loss, "__defaults__", (2.0,)))                  # f's own
+    assert_follows(m.keyword, mode, lambda: setattr(m.keyword, "__kwdefaults__", {"scale": 4.0}))
 
 
 def test_defaults_given_to_a_def_without_them_are_refused(project):
@@ -529,12 +486,7 @@ def test_a_data_global_rebound(project, mode):
         def scalar(x):
             return x * K
         ''')
-    held = kept(m.loss, mode)
-    assert_right(m.loss, mode, held)
-    old = expected(m.loss, mode)
-    m.W = m.W * -2.0
-    assert_differs(m.loss, mode, old)
-    assert_right(m.loss, mode, held)
+    assert_follows(m.loss, mode, lambda: setattr(m, "W", m.W * -2.0))
     derivative = srcad.grad(m.scalar) if mode == "reverse" else srcad.autodiff(m.scalar, mode="forward")
     arguments = (1.5,) if mode == "reverse" else (1.5, 1.0)
     assert derivative(*arguments) == 2.0                 # the all-scalar variant
@@ -553,6 +505,14 @@ def test_a_def_added_above_moves_the_text_not_the_code(project, mode):
     project.edit("stale_moved", ADDED_ABOVE)               # loss's text is now 4 lines lower, unchanged
     assert_right(m.loss, mode)                             # loss's derivative, not b's
     assert "(stale_moved.py:12)" in srcad.source(m.loss, mode=mode).splitlines()[0]
+
+
+def test_a_moved_def_holding_a_class(project):
+    text = "def boxed(x):\n    class Box:\n        pass\n    return x * 2.0\n"
+    m = project.module("stale_moved_class", text)
+    project.edit("stale_moved_class", "import numpy as np\n\n\n" + text)   # Python 3.13 keeps Box's line
+    parsed = parse_function(m.boxed)
+    assert (parsed.first_line, parsed.tree.name) == (4, "boxed")
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -677,7 +637,7 @@ def outer():
 def test_what_is_not_stale_is_not_refused(project, mode):
     m = project.module("stale_legitimate", LEGITIMATE)
     for function in (m.decorated, m.closure, m.square, m.PAIRS[1][1], m.Model.loss, m.Model.nested,
-                     m.Child.loss, m.outer().method):
+                     m.Child.loss, m.outer, m.outer().method):
         assert parse_function(function).tree is not None     # the text is the code: no StaleSourceError
     for function in (m.decorated, m.closure, m.square, m.PAIRS[0][1], m.PAIRS[1][1]):
         assert_right(function, mode)

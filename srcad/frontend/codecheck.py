@@ -102,14 +102,17 @@ def code_digest(code: types.CodeType) -> str:
     return digest
 
 
-def same_code(func, node: ast.AST) -> bool:
-    """Whether compiling ``node`` (a def or lambda) where ``func`` was defined gives ``func.__code__``.
+def same_code(func: types.FunctionType, node: ast.AST, first_line: int = 1) -> bool:
+    """Whether compiling ``node`` (a def or lambda, of a block of text starting at line
+    ``first_line`` of its file) where ``func`` was defined gives ``func.__code__``.
 
     The def is compiled alone, then after the import statements of
     ``func``'s whole file: Python compiles ``np.sum(x)`` differently when
     ``np`` is bound by a module-level import of the same compilation (a
     module file), and when it is not (a notebook cell's def, compiled
-    statement by statement).
+    statement by statement).  It is placed at its line in the file, and at
+    the line ``func``'s code says it was compiled at (Python 3.13 keeps a
+    class body's first line among its constants).
 
     Example::
 
@@ -122,10 +125,19 @@ def same_code(func, node: ast.AST) -> bool:
     code = func.__code__
     shape = code_shape(code)
     flags = code.co_flags & _FUTURE_FLAGS
-    if _compiles_to(func, node, [], flags, shape):
-        return True
-    names = [name for name in imported_names(code.co_filename, func.__globals__) if name != "__future__"]
-    return bool(names) and _compiles_to(func, node, ast.parse("import " + ", ".join(names)).body, flags, shape)
+    start = min([node.lineno] + [decorator.lineno for decorator in getattr(node, "decorator_list", [])])
+    imports = None
+    for shift in dict.fromkeys([first_line - 1, code.co_firstlineno - start]):
+        if start + shift < 1:
+            continue
+        placed = ast.increment_lineno(copy.deepcopy(node), shift)
+        if _compiles_to(func, placed, [], flags, shape):
+            return True
+        if imports is None:
+            imports = [name for name in imported_names(code.co_filename, func.__globals__) if name != "__future__"]
+        if imports and _compiles_to(func, placed, ast.parse("import " + ", ".join(imports)).body, flags, shape):
+            return True
+    return False
 
 
 def _compiles_to(func, node, context, flags, shape) -> bool:
@@ -164,13 +176,25 @@ def _import_rewriter(func):
 
 
 def find_lambdas(tree: ast.AST, params: List[str]) -> List[ast.Lambda]:
-    """The lambdas in ``tree`` whose parameters are ``params``."""
+    """The lambdas in ``tree`` whose parameters are ``params``.
+
+    Example::
+
+        >>> len(find_lambdas(ast.parse("f = lambda x: x\\ng = lambda y: y"), ["x"]))
+        1
+    """
     return [node for node in ast.walk(tree)
             if isinstance(node, ast.Lambda) and [a.arg for a in node.args.args] == params]
 
 
-def code_objects(code) -> Iterator[types.CodeType]:
-    """``code`` and every code object nested in it (functions, lambdas, comprehensions), depth first."""
+def code_objects(code: types.CodeType) -> Iterator[types.CodeType]:
+    """``code`` and every code object nested in it (functions, lambdas, comprehensions), depth first.
+
+    Example::
+
+        >>> [c.co_name for c in code_objects(compile("def f():\\n    return lambda: 1", "a.py", "exec"))]
+        ['<module>', 'f', '<lambda>']
+    """
     yield code
     for value in code.co_consts:
         if isinstance(value, types.CodeType):
@@ -180,13 +204,14 @@ def code_objects(code) -> Iterator[types.CodeType]:
 _IMPORTED: Dict[str, Tuple[List[str], List[str]]] = {}   # file -> (its lines, names imports bind in it)
 
 
-def imported_names(filename: str, module_globals=None) -> List[str]:
+def imported_names(filename: str, module_globals: Optional[dict] = None) -> List[str]:
     """The names a module-level ``import`` binds in ``filename`` (in ``if`` and ``try`` blocks too),
     as linecache holds it; ``[]`` when it does not compile.  Remembered while the text is the same.
 
     Example::
 
-        names = imported_names(np_module.__file__)   # ['np', 'math', ...]
+        >>> "codecheck" in imported_names(__file__)   # this file imports no such name
+        False
     """
     lines = linecache.getlines(filename, module_globals)
     known = _IMPORTED.get(filename)

@@ -7,10 +7,12 @@ instead.  ``instantiate(code, function_name, names, func, fallback)`` runs the
 module in a fresh namespace holding ``names`` looked up in ``func``'s closure,
 then its globals, then ``fallback``, and returns the derivative function.
 It returns None when a name cannot be found (the caller then rebuilds).
-``with_defaults_of(func, function)`` gives the derivative ``func``'s
-defaults as they are now, not as its ``def`` statement spells them.
 Every module it runs is recorded with ``srcad.tracebacks.remember``, so an
 exception raised inside a derivative can be annotated with the user's line.
+``read_meta(source)`` reads the derivative's name and injected names back
+from a generated module's text.  ``with_defaults_of(func, function)`` gives
+the derivative ``func``'s defaults as they are now, not as its ``def``
+statement spells them.
 
 Example::
 
@@ -22,7 +24,7 @@ from __future__ import annotations
 import builtins
 import inspect
 import linecache
-from typing import Callable, Dict, Iterable, Optional
+from typing import Callable, Dict, Iterable, Optional, Tuple
 
 from ..errors import SrcadError
 from . import tracebacks
@@ -37,6 +39,23 @@ def compile_text(text: str, path: Optional[str], label: str):
         lines = text.splitlines(keepends=True)
         linecache.cache[filename] = (len(text), None, lines, filename)
     return compile(text, filename, "exec", dont_inherit=True)
+
+
+def read_meta(source: str) -> Optional[Tuple[str, Tuple[str, ...]]]:
+    """(function name, injected names) recorded in a generated module's text, or None.
+
+    Example::
+
+        >>> read_meta("# from the scope of f: W, b\\ndef df(x, dout=1.0):\\n    pass\\n")
+        ('df', ('W', 'b'))
+    """
+    injected: Tuple[str, ...] = ()
+    for line in source.splitlines():
+        if line.startswith("# from the scope of "):
+            injected = tuple(part.strip() for part in line.partition(": ")[2].split(","))
+        elif line.startswith("def "):
+            return line[4:line.index("(")], injected
+    return None
 
 
 def scope_value(func, name: str, fallback: Dict):
@@ -67,7 +86,7 @@ def instantiate(code, function_name: str, names: Iterable[str], func, fallback: 
 
 
 
-def with_defaults_of(func, function: Callable) -> Callable:
+def with_defaults_of(func: Callable, function: Callable) -> Callable:
     """``function`` (generated from ``func``'s source) given ``func``'s defaults as they are now.
 
     The ``def`` of a derivative repeats the defaults written in ``func``'s

@@ -129,7 +129,7 @@ def parse_function(func: Callable) -> ParsedFunction:
 _SOURCES: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()   # code -> (file's lines, verified_source)
 
 
-def verified_source(func) -> Tuple[List[str], int, ast.Module, ast.AST]:
+def verified_source(func: Callable) -> Tuple[List[str], int, ast.Module, ast.AST]:
     """``func``'s source lines, the number of the first, their ``ast`` and its node that is ``func``
     (a def, or a lambda): a block of its file that compiles to the code that runs
     (``codecheck.same_code``).
@@ -145,7 +145,10 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module, ast.AST]:
 
     Example::
 
-        lines, first_line, tree, node = verified_source(f)
+        >>> def f(x):
+        ...     return x * 2.0
+        >>> verified_source(f)[0][0].strip()   # doctest: +SKIP
+        'def f(x):'
     """
     code = func.__code__
     linecache.checkcache(code.co_filename)
@@ -162,13 +165,13 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module, ast.AST]:
     except OSError as exc:   # no source where inspect looks: the def may have moved
         lines, first_line, problem, unreadable = None, code.co_firstlineno, "", exc
     else:
-        tree, node, problem = _checked(func, lines)
+        tree, node, problem = _checked(func, lines, first_line)
         if tree is not None:
             _SOURCES[code] = (text, (lines, first_line, tree, node))
             return lines, first_line, tree, node
     others = _same_names(func, text)
     for block, start in others:
-        tree, node, _ = _checked(func, block)
+        tree, node, _ = _checked(func, block, start)
         if tree is not None:
             _SOURCES[code] = (text, (block, start, tree, node))
             return block, start, tree, node
@@ -181,7 +184,7 @@ def verified_source(func) -> Tuple[List[str], int, ast.Module, ast.AST]:
                         problem)
 
 
-def _checked(func, lines: List[str]) -> Tuple[Optional[ast.Module], Optional[ast.AST], str]:
+def _checked(func, lines: List[str], first_line: int) -> Tuple[Optional[ast.Module], Optional[ast.AST], str]:
     """The ast of ``lines`` and its node that compiles to ``func``'s code, or None, None and what is
     wrong with them."""
     try:
@@ -195,7 +198,7 @@ def _checked(func, lines: List[str]) -> Tuple[Optional[ast.Module], Optional[ast
         nodes = tree.body[:1] if tree.body and isinstance(tree.body[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
             else []
     for node in nodes:
-        if codecheck.same_code(func, node):
+        if codecheck.same_code(func, node, first_line):
             return tree, node, ""
     return None, None, "is not the code that runs"
 
@@ -273,7 +276,13 @@ def _lambda_as_def(module, node):
 
 def source_fingerprint(func: Callable) -> str:
     """The text srcad parses for ``func`` now (``verified_source``), for cache keys; when no text in
-    its file is the code that runs, the text at its first line, marked unverified (the build fails)."""
+    its file is the code that runs, the text at its first line, marked unverified (the build fails).
+
+    Example::
+
+        >>> source_fingerprint(unwrap).startswith("def unwrap(")
+        True
+    """
     func = unwrap(func)
     try:
         return "".join(verified_source(func)[0])
