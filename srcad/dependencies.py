@@ -9,11 +9,11 @@ function whose ``__code__`` autoreload replaced, defaults assigned to.
 
 Contract:
 - ``collect(func)`` walks ``func`` and, transitively, every plain Python
-  function without a rule (and not non-differentiable) that it reaches: through the names it
-  reads (closure cell first, then globals, then builtins) and through
-  attributes of modules and classes it reads (``mod.helper``, read from the
-  bytecode, so ``from mod import helper`` and ``mod.helper`` each follow
-  the binding Python uses).  Those are the functions srcad may inline or
+  function without a rule (and not non-differentiable) that it reaches:
+  through the names it reads (closure cell first, then globals, then
+  builtins) and through the attributes it reads of them (``mod.helper``,
+  read from the bytecode, so ``from mod import helper`` and ``mod.helper``
+  each follow the binding Python uses).  Those are the functions srcad may inline or
   call.  It records, by identity: each function's ``__code__``,
   ``__defaults__`` and ``__kwdefaults__``; what every name one of them reads
   denotes (function, module, class or data; a builtin as "no global of that
@@ -27,9 +27,8 @@ Contract:
   function its file, qualified name, source text, code digest
   (``frontend.codecheck``), defaults and which of the walk's global
   namespaces it reads (a helper sharing f's is inlined, another one is
-  called), and for each name what kind of
-  object it denotes (data by type only: generated code reads data values
-  when it runs).  The same objects give the same text in every process.
+  called), and for each name what kind of object it denotes (data by type
+  only: generated code reads data values when it runs).  The same objects give the same text in every process.
 - ``Dependencies.check(extra)`` compiles the guard: a function of no
   arguments that returns True while every recorded object is still the one
   recorded (``is``) and no rule was registered.  ``extra`` adds more
@@ -79,7 +78,6 @@ class Dependencies:
     """The objects one derivative was built from, and how to tell that they are still the same."""
 
     def __init__(self):
-        self.functions: List[types.FunctionType] = []
         self.entries: List[Entry] = [("registry", REGISTRY, "", REGISTRY.version)]
         self._lines: List[str] = []
 
@@ -141,7 +139,6 @@ def collect(func: types.FunctionType) -> Dependencies:
     while pending:
         function = pending.pop(0)
         number = index[id(function)]
-        dependencies.functions.append(function)
         for kind in ("code", "defaults", "kwdefaults"):
             dependencies._add(kind, function, "", getattr(function, f"__{kind}__"))
         code = function.__code__
@@ -167,7 +164,7 @@ def collect(func: types.FunctionType) -> Dependencies:
                 if value is _EMPTY:
                     break
                 links.append((owner, attribute, value))
-                if callable(value) and not isinstance(value, type) or _transformable(value):
+                if callable(value) and not isinstance(value, type):   # a helper, or a rule's function
                     for holder, link, link_value in links:
                         dependencies._add("attribute", holder, link, link_value)
                     dependencies._lines.append(f"{number}.{'.'.join(chain[:len(links) + 1])}={describe(value)}"

@@ -253,7 +253,8 @@ def _stale_source(func, where: Location, problem: str) -> StaleSourceError:
                   f"importlib.reload({module}); then {module}.{name}), or ")
     return located(StaleSourceError,
                    f"the source of `{name}` in {os.path.basename(where.filename)} {problem}: the file was "
-                   f"changed after `{name}` was defined, and srcad differentiates only the code that runs",
+                   f"changed after `{name}` was defined (or an import hook rewrote it), and srcad "
+                   f"differentiates only the code that runs",
                    f"{reload}re-run the cell or script that defines `{name}`", where)
 
 
