@@ -15,9 +15,12 @@ Contract:
   ``has_aux=True`` lets f return ``(out, aux)``.
 - ``source(f, wrt=0, mode='reverse')`` returns the generated source.  Every
   derivative function carries it as ``.source``.
-- Derivatives are built on first use, cached in memory per function and on
-  disk per source text, and rebuilt when a rule is registered, a closure
-  value or a global the derivative reads is rebound.
+- Derivatives are built on first use and cached in memory and on disk under
+  a key that covers everything they are built from (``srcad.dependencies``).
+  Every call checks by identity that none of it changed: f's and its
+  helpers' code and defaults, what the names they read denote, the rules;
+  when something did, the derivative for what runs now is found or built.
+  Defaults are f's as they are, not as its ``def`` spells them.
 
 Example::
 
@@ -37,14 +40,13 @@ import weakref
 import numpy as np
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
-from . import cache
+from . import cache, dependencies
 from .frontend import loader, tracebacks
 from .config import config
-from .errors import SrcadError, UnsupportedSyntaxError, WrtError, located
-from .arguments import Wrt, like_structure, parameter_names, resolve_wrt
+from .errors import SrcadError, UnsupportedSyntaxError, located
+from .arguments import Wrt, integer_argument, mirror_gradients, parameter_names, resolve_wrt
 from .pipeline import build, use_derivative_service
 from .frontend.source import parse_function, unwrap
-from .templates import REGISTRY
 from .variants import all_scalars, float_ranks, indexes_elements
 
 MODES = ("reverse", "forward")
@@ -52,69 +54,92 @@ _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
 
 
 class Derivative:
-    """A derivative of ``func``, built on first call and cached.  Call it like the function."""
+    """A derivative of ``func``, built on first call and cached.  Call it like the function.
+
+    Every call first checks, by identity, that nothing it was built from
+    changed (``srcad.dependencies``); when something did, it finds or builds
+    the derivative that fits what runs now.
+    """
 
     def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
         if mode not in MODES:
             raise SrcadError(f"mode={mode!r} is not a mode; use 'reverse' or 'forward'")
         self.bound_self = getattr(func, "__self__", None) if inspect.ismethod(func) else None
+        self._given = func
+        self._inner = func if isinstance(func, Derivative) else None   # a derivative of a derivative
         self.func = unwrap(func)
         if not callable(self.func):
             raise SrcadError(f"{func!r} is not a function")
-        if not inspect.isfunction(self.func):
-            self.wrt, self.as_tuple = (), False
-        else:
-            variadic = [p for p in inspect.signature(self.func).parameters.values()
-                        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if variadic:
-                parsed = parse_function(self.func)
-                raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
-                              "name each parameter explicitly", parsed.location(parsed.tree))
-            self.wrt, self.as_tuple = resolve_wrt(func if inspect.ismethod(func) else self.func, wrt)
         self.mode = mode
         self.requested_wrt = wrt
-        positional = parameter_names(self.func)[0] if inspect.isfunction(self.func) else ()
-        offset = 1 if self.bound_self is not None else 0
+        self._requested_options = dict(options)
+        self._compiled: Optional[Callable] = None
+        self._current: Callable[[], bool] = _stale   # True while nothing the derivative depends on changed
+        self._generation = 0                         # counts loads: variants loaded for an older one are stale
+        self._source = ""
+        self._read_signature()
+        self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
+        self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
+
+    def _read_signature(self) -> None:
+        """What f's parameters decide: the wrt names, their positions, the variants; again when f's code changes."""
+        func = self._signature_function = self.func
+        self._signature_code = getattr(func, "__code__", None)
+        if not inspect.isfunction(func):
+            self.wrt, self.as_tuple = (), False
+        else:
+            variadic = [p for p in inspect.signature(func).parameters.values()
+                        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+            if variadic:
+                parsed = parse_function(func)
+                raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
+                              "name each parameter explicitly", parsed.location(parsed.tree))
+            self.wrt, self.as_tuple = resolve_wrt(self._given if inspect.ismethod(self._given) else func,
+                                                  self.requested_wrt)
+        options = self._requested_options
+        positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
+        offset = self._offset = 1 if self.bound_self is not None else 0   # a bound method's self
         self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
                                     if n in positional and positional.index(n) >= offset)
         self.options = dict(options, tuple_result=self.as_tuple)
-        self._compiled: Optional[Callable] = None
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
         self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
         self._scalar_function: Optional[Callable] = None
-        self._scalar_version = -1
+        self._scalar_generation = -1
         # None: decide on the first array call; False: never; else {argument ranks: variant}
         self._arity = len(positional) - offset
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
             or self.bound_self is not None else None
-        self._version = -1
-        self._watched: Tuple = ()
-        self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
-        self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
 
     def __call__(self, *args, **kwargs):
         if config.verify and _verifier is not None and not _THREAD.__dict__.get("verifying"):
             return _verified_call(self, args, kwargs)
         try:
-            if self._version != REGISTRY.version or self._watched and self._scope_changed():
+            if not self._current():
                 self._load()
-            if self._scalar_variant is not False and not kwargs and args:   # floats only: the quickest way
+            scalars = self._scalar_variant is not False and not kwargs and args
+            if scalars:   # floats only: the quickest way
                 for arg in args:
                     if arg.__class__ not in _FLOATS:
+                        scalars = arg.__class__ is int   # else (an array...) not all scalars: no need to ask
                         break
                 else:
-                    return self._scalar_function_now()(*args)
+                    function = self._scalar_function
+                    if function is None or self._scalar_generation != self._generation:
+                        function = self._scalar_function_now()
+                    return function(*args)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
                     continue
                 kind = args[position].__class__
                 if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
-                    raise self._integer_argument(position, args[position])
+                    raise integer_argument(self.func, position + self._offset, args[position])
                 containers = containers or isinstance(args[position], _CONTAINERS)
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
-                return self._mirror(self._compiled(*args, **kwargs), args)
-            if self._scalar_variant is not False and not kwargs and args and all_scalars(args):
+                return mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
+                                        self.wrt, self.as_tuple, self.options)
+            if scalars and all_scalars(args):
                 return self._scalar_function_now()(*args)
             if self._rank_variants is not False and not kwargs and args:
                 ranks = float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
@@ -125,53 +150,26 @@ class Derivative:
             tracebacks.annotate(error)
             raise
 
-    def _mirror(self, result, args):
-        """``result`` with each gradient's lists made tuples where its argument has tuples."""
-        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") \
-            else result
-        single = len(self.wrt) == 1 and not self.as_tuple
-        entries = [grads] if single else list(grads)
-        positional = parameter_names(self.func)[0]
-        offset = 1 if self.bound_self is not None else 0
-        for index, name in enumerate(self.wrt):
-            position = positional.index(name) - offset if name in positional else -1
-            if 0 <= position < len(args):
-                entries[index] = like_structure(entries[index], args[position])
-        grads = entries[0] if single else tuple(entries)
-        if self.options.get("with_value"):
-            return (result[0], grads)
-        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
-
-    def _integer_argument(self, position, value) -> WrtError:
-        name = parameter_names(self.func)[0][position + (1 if self.bound_self is not None else 0)]
-        kind = (f"an array of dtype {value.dtype}" if isinstance(value, np.ndarray)
-                else {"int": "an int", "bool": "a bool"}.get(type(value).__name__, f"a {type(value).__name__}"))
-        return WrtError(f"cannot differentiate {getattr(self.func, '__name__', 'f')} with respect to `{name}`: "
-                        f"it is {kind}, which has no derivative; pass floats (e.g. {name}=float(...) or "
-                        f"{name}.astype(float)), or leave `{name}` out of wrt")
-
     def _scalar_function_now(self):
-        """The all-scalar variant's function, (re)built when missing or stale."""
+        """The all-scalar variant's function, (re)built when missing or loaded for an older generation."""
         function = self._scalar_function
-        if function is None or self._scalar_version != self._version:
-            function = self._load_scalar_variant()
+        if function is None or self._scalar_generation != self._generation:
+            if self._scalar_variant is None:
+                options = {k: v for k, v in self.options.items() if k != "tuple_result"}
+                self._scalar_variant = Derivative(self._source_function(), self.requested_wrt, self.mode,
+                                                  dict(options, scalar_params=True))
+            self._scalar_variant._load()
+            function = self._scalar_function = self._scalar_variant._compiled
+            self._scalar_generation = self._generation
         return function
-
-    def _load_scalar_variant(self):
-        """All arguments are scalars: the variant generated knowing it (no broadcasting helpers)."""
-        if self._scalar_variant is None:
-            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
-            self._scalar_variant = Derivative(self.func, self.requested_wrt, self.mode,
-                                              dict(options, scalar_params=True))
-        self._scalar_variant._load()
-        self._scalar_function, self._scalar_version = self._scalar_variant._compiled, self._version
-        return self._scalar_function
 
     def _rank_variant(self, ranks):
         """The variant generated knowing each argument's rank (``A[i, j]`` of a 2-D ``A`` is a scalar).
 
         Only functions whose loops index arrays element by element get variants;
-        for the others the general derivative is as good, and is used.
+        for the others the general derivative is as good, and is used.  A
+        variant depends on what this derivative depends on, so it is loaded
+        again whenever this one is.
         """
         if self._rank_variants is None:
             self._rank_variants = {} if indexes_elements(self.func) else False
@@ -180,16 +178,23 @@ class Derivative:
         variant = self._rank_variants.get(ranks)
         if variant is None:
             options = {k: v for k, v in self.options.items() if k != "tuple_result"}
-            variant = self._rank_variants[ranks] = Derivative(self.func, self.requested_wrt, self.mode,
-                                                              dict(options, param_ranks=ranks))
-        if variant._compiled is None or variant._version != REGISTRY.version:
+            variant = self._rank_variants[ranks] = Derivative(self._source_function(), self.requested_wrt,
+                                                              self.mode, dict(options, param_ranks=ranks))
+        if variant._compiled is None or variant._loaded_for != self._generation:
             variant._load()
+            variant._loaded_for = self._generation
         return variant._compiled
+
+    _loaded_for = -1   # for a rank variant: the generation of the derivative it was loaded for
+
+    def _source_function(self):
+        """What a variant differentiates: f, or the derivative f is (which may be rebuilt)."""
+        return self.func if self._inner is None else self._inner
 
     @property
     def parameters(self) -> Tuple[str, ...]:
         """The generated function's parameter names (f's, then the seed or the tangents)."""
-        if self._compiled is None or self._version != REGISTRY.version:
+        if not self._current():
             self._load()
         function = self._compiled
         return tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
@@ -197,37 +202,57 @@ class Derivative:
     @property
     def source(self) -> str:
         """The generated source of this derivative."""
-        return self._entry()[0]
+        if not self._current():
+            self._load()
+        return self._source
 
-    def _scope_changed(self) -> bool:
-        for name, value in self._watched:
-            if loader.scope_value(self.func, name, {}) is not value:
-                return True
-        return False
-
-    def _entry(self):
+    def _load(self) -> None:
+        """Record what the derivative depends on now; reuse, load or build the module that fits; bind it."""
+        if self._compiled is not None and self._rebind_data():
+            return
+        if self._inner is not None:
+            self.func = unwrap(self._inner)   # the inner derivative's function as it is now
         if not inspect.isfunction(self.func):
             parse_function(self.func)   # raises SourceUnavailableError with the fix
-        key = cache.disk_key(self.func, self.wrt, self.mode, self.options)
+        found = dependencies.collect(self.func)
+        if self.func.__code__ is not self._signature_code or self.func is not self._signature_function:
+            self._read_signature()   # autoreload replaced the code, or the inner derivative was rebuilt
+        key = cache.disk_key(self.func, self.wrt, self.mode, self.options, found)
         entry = _MEMORY.get(key)
         if entry is None:
             entry = _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options)
-        return entry
-
-    def _load(self) -> None:
-        version = REGISTRY.version
-        source, code, name, injected, fallback = self._entry()
-        function = loader.instantiate(code, name, injected, self.func, fallback)
+        function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
         if function is None:  # the cached module names something the scope no longer has
-            key = cache.disk_key(self.func, self.wrt, self.mode, self.options)
-            _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options, fresh=True)
-            source, code, name, injected, fallback = _MEMORY[key]
-            function = loader.instantiate(code, name, injected, self.func, fallback)
+            entry = _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options, fresh=True)
+            function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
+        source, _, _, injected, _ = entry
+        function = generated = loader.with_defaults_of(self.func, function)
         if self.bound_self is not None:
             function = _bind(function, self.bound_self)
-        self._watched = tuple((n, loader.scope_value(self.func, n, fallback)) for n in injected)
-        self._compiled = function
-        self._version = version
+        extra = [dependencies.binding(self.func, name) for name in injected]
+        if self._inner is not None:
+            extra.append(("derivative", self._inner, "", self.func))
+        self._compiled, self._source, self._generated, self._dependencies = function, source, generated, found
+        self._generation += 1
+        self._current = found.check([entry for entry in extra if entry is not None])
+
+    def _rebind_data(self) -> bool:
+        """Only data names were rebound, to data of the same type (the key is the same): give the
+        generated module the new values, and keep everything else."""
+        rebound = self._dependencies.rebound_data()
+        if rebound is None:
+            return False
+        namespace, closure = self._generated.__globals__, self.func.__closure__ or ()
+        for kind, holder, name, value in rebound:
+            if name in namespace and (holder is self.func.__globals__ or any(holder is c for c in closure)):
+                namespace[name] = value
+        self._generation += 1
+        return True
+
+
+def _stale() -> bool:
+    """The guard of a derivative not loaded yet."""
+    return False
 
 
 _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
@@ -293,7 +318,7 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
         if hit is not None:
             text, path = hit
             source = text.partition("\n")[2]
-            meta = _read_meta(source)
+            meta = loader.read_meta(source)
             if meta is not None:
                 name, injected = meta
                 try:
@@ -315,17 +340,6 @@ def _compile_entry(func, key, wrt, mode, options, fresh=False):
     text = cache.file_text(key, source)
     code = loader.compile_text(text, path, f"{function_label}-{key[:12]}")
     return source, code, generated.function_name, tuple(sorted(generated.injected)), generated.injected
-
-
-def _read_meta(source: str):
-    """(function name, injected names) recorded in a generated module's text."""
-    injected = ()
-    for line in source.splitlines():
-        if line.startswith("# from the scope of "):
-            injected = tuple(part.strip() for part in line.partition(": ")[2].split(","))
-        elif line.startswith("def "):
-            return line[4:line.index("(")], injected
-    return None
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -9,7 +9,10 @@ Contract:
   other entry (a bool, a float, a name the function neither takes nor reads,
   a position out of range, a name given twice) raises ``WrtError``.
 - ``like_structure(gradient, argument)`` gives a gradient the container kinds
-  of its argument (a tuple or named tuple argument gets one back).
+  of its argument (a tuple or named tuple argument gets one back), and
+  ``mirror_gradients`` does it for each gradient of a derivative's result.
+- ``integer_argument(func, position, value)`` is the ``WrtError`` for an
+  int, bool or integer array passed where a derivative is taken.
 
 Example::
 
@@ -20,7 +23,9 @@ Example::
 from __future__ import annotations
 
 import inspect
-from typing import Callable, Sequence, Tuple, Union
+from typing import Callable, Dict, Sequence, Tuple, Union
+
+import numpy as np
 
 from .errors import WrtError
 from .frontend.source import unwrap
@@ -84,3 +89,47 @@ def like_structure(gradient, argument):
         return {key: like_structure(value, argument[key]) if key in argument else value
                 for key, value in gradient.items()}
     return gradient
+
+
+def integer_argument(func: Callable, position: int, value) -> WrtError:
+    """The error for an int, bool or integer array passed where ``func`` is differentiated.
+
+    Example::
+
+        >>> def f(x):
+        ...     return x * 2.0
+        >>> str(integer_argument(f, 0, 3)).split(":")[0]
+        'cannot differentiate f with respect to `x`'
+    """
+    name = parameter_names(func)[0][position]
+    kind = (f"an array of dtype {value.dtype}" if isinstance(value, np.ndarray)
+            else {"int": "an int", "bool": "a bool"}.get(type(value).__name__, f"a {type(value).__name__}"))
+    return WrtError(f"cannot differentiate {getattr(func, '__name__', 'f')} with respect to `{name}`: "
+                    f"it is {kind}, which has no derivative; pass floats (e.g. {name}=float(...) or "
+                    f"{name}.astype(float)), or leave `{name}` out of wrt")
+
+
+def mirror_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, ...], as_tuple: bool,
+                     options: Dict):
+    """``result`` of a reverse derivative with each gradient's lists made tuples where its argument has
+    tuples (``offset`` is 1 when ``args`` leave out a bound method's self).
+
+    Example::
+
+        >>> def f(p):
+        ...     return p[0] * p[1]
+        >>> mirror_gradients([2.0, 1.0], ((1.0, 2.0),), f, 0, ("p",), False, {})
+        (2.0, 1.0)
+    """
+    grads = result[1] if options.get("with_value") else result[0] if options.get("has_aux") else result
+    single = len(wrt) == 1 and not as_tuple
+    entries = [grads] if single else list(grads)
+    positional = parameter_names(func)[0]
+    for index, name in enumerate(wrt):
+        position = positional.index(name) - offset if name in positional else -1
+        if 0 <= position < len(args):
+            entries[index] = like_structure(entries[index], args[position])
+    grads = entries[0] if single else tuple(entries)
+    if options.get("with_value"):
+        return (result[0], grads)
+    return (grads,) + tuple(result[1:]) if options.get("has_aux") else grads

@@ -1,10 +1,12 @@
 """Where generated derivatives are kept: in memory and as .py files on disk.
 
 Contract:
-- ``disk_key(...)`` hashes everything a generated module depends on: the
-  function's source text, file and name, what each name it reads from its
-  scope denotes (module, function or data), ``wrt``, mode, options, the srcad
-  version and the rule registry.  Same inputs, same key, in any process.
+- ``disk_key(...)`` hashes everything a generated module depends on:
+  ``wrt``, mode, options, srcad's own code, the rule registry, and
+  ``dependencies.collect(func).material()``: the source text, code, defaults,
+  file and name of the function and of every helper it may inline or call,
+  transitively, and what each name they read denotes (module, function or
+  data).  Same inputs, same key, in any process.
 - ``load(key, name)`` returns ``(text, path)`` from disk or None.  A file
   counts as missing when it cannot be read, when its first line does not
   carry ``key`` and the digest of the rest of the file (so a truncated or
@@ -27,17 +29,16 @@ Example::
 """
 from __future__ import annotations
 
-import builtins
 import hashlib
 import os
 import stat
 import tempfile
-import types
 import warnings
 from pathlib import Path
 from typing import Dict, Optional, Tuple
 
-from .frontend.source import callee_sources, source_fingerprint, unwrap
+from .dependencies import Dependencies, collect, describe
+from .frontend.source import unwrap
 from .templates import REGISTRY
 from .version import __version__
 
@@ -64,43 +65,14 @@ def registry_fingerprint() -> str:
         digest = hashlib.sha256()
         for mode in sorted(REGISTRY.rules):
             for template in REGISTRY.rules[mode].values():
-                digest.update(f"{mode}:{_describe_object(template.primal)}:{template.digest};".encode())
+                digest.update(f"{mode}:{describe(template.primal)}:{template.digest};".encode())
         for key in REGISTRY.nondiff:
-            digest.update(f"nondiff:{_describe_object(key)};".encode())
+            digest.update(f"nondiff:{describe(key)};".encode())
         for key in REGISTRY.refused:
-            digest.update(f"refused:{_describe_object(key)};".encode())
+            digest.update(f"refused:{describe(key)};".encode())
         _fingerprint_cache.clear()
         _fingerprint_cache[version] = digest.hexdigest()
     return _fingerprint_cache[version]
-
-
-def _describe_object(value) -> str:
-    if isinstance(value, types.ModuleType):
-        return f"module:{value.__name__}"
-    if callable(value):
-        module = getattr(value, "__module__", None) or type(value).__module__
-        name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
-        return f"callable:{module}.{name}"
-    return f"value:{type(value).__module__}.{type(value).__qualname__}"
-
-
-def scope_signature(func) -> str:
-    """What each outside name ``func`` reads denotes now (modules and callables by name)."""
-    func = unwrap(func)
-    code = func.__code__
-    parts = []
-    closure = dict(zip(code.co_freevars, func.__closure__ or ()))
-    for name in sorted(set(code.co_names) | set(code.co_freevars)):
-        if name in closure:
-            try:
-                parts.append(f"{name}={_describe_object(closure[name].cell_contents)}")
-            except ValueError:
-                parts.append(f"{name}=<empty>")
-        elif name in func.__globals__:
-            parts.append(f"{name}={_describe_object(func.__globals__[name])}")
-        elif hasattr(builtins, name):
-            parts.append(f"{name}=builtin")
-    return ";".join(parts)
 
 
 _CODE_FINGERPRINT = []
@@ -119,13 +91,16 @@ def code_fingerprint() -> str:
     return _CODE_FINGERPRINT[0]
 
 
-def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict) -> str:
-    """The hash that names ``func``'s derivative on disk."""
+def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict,
+             dependencies: Optional[Dependencies] = None) -> str:
+    """The hash that names ``func``'s derivative on disk (``dependencies``: ``collect(func)``, given
+    when the caller has it already)."""
     func = unwrap(func)
+    if dependencies is None:
+        dependencies = collect(func)
     material = "\n".join([
         code_fingerprint(), registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
-        func.__code__.co_filename, func.__qualname__, source_fingerprint(func), scope_signature(func),
-        callee_sources(func),
+        dependencies.material(),
     ])
     return hashlib.sha256(material.encode()).hexdigest()
 

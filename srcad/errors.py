@@ -25,6 +25,10 @@ class SourceUnavailableError(SrcadError):
     """The source code of a function could not be read."""
 
 
+class StaleSourceError(SourceUnavailableError):
+    """The function's source file no longer holds the code that runs (it was edited after the import)."""
+
+
 class UnsupportedSyntaxError(SrcadError):
     """The function uses a construct srcad cannot differentiate."""
 

@@ -62,3 +62,7 @@ def mutating_call(x):
     A = x * 1.0
     np.putmask(A, x > 0.0, 0.0)
     return np.sum(A)
+
+
+def edited_after_import(x):
+    return np.sum(np.sin(x))

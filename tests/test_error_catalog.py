@@ -13,6 +13,7 @@ Contract checked here:
   and gets a note naming the generated line and the user's line, printed by
   the traceback.
 """
+import linecache
 import math
 import os
 import re
@@ -39,6 +40,21 @@ def _exec_without_source():
     namespace = {}
     exec("def made(x):\n    return x * 2.0\n", namespace)
     return srcad.grad(namespace["made"])(1.0)
+
+
+def _edited_after_import():
+    """``ex.edited_after_import`` after its file changed on disk (linecache holds the new text)."""
+    saved = linecache.cache.get(ex.__file__)
+    lines = linecache.getlines(ex.__file__)
+    edited = [line.replace("np.sin(x)", "np.cos(x)") if "np.sin(x)" in line else line for line in lines]
+    linecache.cache[ex.__file__] = (sum(map(len, edited)), None, edited, ex.__file__)
+    try:
+        return srcad.grad(ex.edited_after_import)(X)
+    finally:
+        if saved is None:
+            linecache.cache.pop(ex.__file__, None)
+        else:
+            linecache.cache[ex.__file__] = saved
 
 
 def _command_line():
@@ -90,6 +106,8 @@ CATALOG = [
           "'f'", "Define the function in a .py file"),
     Entry("no source: exec without linecache", srcad.SourceUnavailableError, _exec_without_source,
           "'made'", "Define the function in a .py file"),
+    Entry("source changed after the import", srcad.StaleSourceError, _edited_after_import,
+          "`edited_after_import`", "importlib.reload(", located=True),
     Entry("missing rule", srcad.MissingTemplateError, lambda: srcad.grad(ex.no_rule)(X),
           "np.nextafter", "@srcad.adjoint(np.nextafter)", located=True),
     Entry("no derivative through the call", srcad.SrcadError, lambda: srcad.grad(ex.noisy)(X),
@@ -121,8 +139,8 @@ CATALOG = [
 
 
 def normalise(text: str) -> str:
-    """Paths and generated names as the catalog writes them."""
-    text = text.replace(ex.__file__, "model.py")
+    """Paths, the module's name and generated names as the catalog writes them."""
+    text = text.replace(ex.__file__, "model.py").replace(ex.__name__, "model")
     return re.sub(r"<srcad ([A-Za-z_]\w*)-[0-9a-f]+>", r"<srcad \1-…>", text)
 
 

@@ -1,8 +1,9 @@
 """Everything that touches Python text: the user's source in, generated source out.
 
 Contract:
-- ``source``: finds, reads and parses the user's function (``parse_function``)
-  and fingerprints what a derivative depends on;
+- ``source``: finds, reads and parses the user's function (``parse_function``);
+- ``codecheck``: whether the text read is the code that runs (compiled and
+  compared, line numbers aside), and a digest of code objects for keys;
 - ``syntax``: small helpers to build and inspect gast trees;
 - ``naming``: readable, unique names (``Namer``) and the generated module's
   globals (``Bindings``);

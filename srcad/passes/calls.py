@@ -23,7 +23,7 @@ from typing import List, Tuple
 
 import gast
 
-from ..errors import SrcadError
+from ..errors import SrcadError, StaleSourceError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, lookup
@@ -60,10 +60,13 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     try:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
         extra = callee.parameters[len(parameters):]   # build now: errors surface, recursion is detected
-    except SrcadError as exc:
-        raise unit.error(value, SrcadError, f"while differentiating the call to {function.__name__}: {exc}") \
+    except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
+        kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
+        raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \
             from None
-    preferred = "d" + (value.func.id if isinstance(value.func, gast.Name) else function.__name__)
+    spelled = value.func.id if isinstance(value.func, gast.Name) else \
+        value.func.attr if isinstance(value.func, gast.Attribute) else function.__name__
+    preferred = "d" + (spelled if spelled.isidentifier() else "_callee")   # a lambda's name is <lambda>
     name = unit.bindings.bind(preferred, callee)
     active = [value.args[i] for i in positions] + [kw.value for kw in value.keywords if kw.arg in names]
     return name, active, list(extra)

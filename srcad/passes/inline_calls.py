@@ -11,8 +11,9 @@ A helper is accepted when all of these hold, else its calls stay calls:
 - it is a plain ``def`` of f's module (same globals), not a closure, not
   decorated, with no rule, not marked non-differentiable, and not f;
 - its parameters are plain (no ``*args``, keyword-only or positional-only
-  ones), its defaults are numbers, and its body passes ``syntax_check`` and
-  defines no function, lambda or ``with`` block;
+  ones), its defaults are numbers, the ones its ``def`` spells (not
+  assigned to ``__defaults__`` since), and its body passes ``syntax_check``
+  and defines no function, lambda or ``with`` block;
 - it has at most ``MAX_STATEMENTS`` statements, and all accepted helpers
   together at most ``MAX_TOTAL``;
 - it is not part of a cycle of calls;
@@ -24,8 +25,11 @@ A helper is accepted when all of these hold, else its calls stay calls:
 
 The helpers' nodes are renumbered after f's lines through
 ``ParsedFunction.include``: errors still point into the helper's file, and
-comments quote its lines as ``helper: line``.  Cache keys cover the helpers'
-sources through ``srcad.source.callee_sources``.
+comments quote its lines as ``helper: line``.  A helper whose file changed
+after it was imported raises ``StaleSourceError`` (``parse_function``
+checks the text against the code that runs).  Cache keys and the check
+every call makes cover the helpers' code, defaults and sources through
+``srcad.dependencies``.
 
 Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
 ``def f(w): return np.sum(sigmoid(w))``, f's body starts with a copy of the
@@ -41,7 +45,7 @@ from typing import Dict, List, Set
 
 import gast
 
-from ..errors import SrcadError
+from ..errors import SrcadError, StaleSourceError
 from ..frontend import syntax
 from ..frontend.source import ParsedFunction, parse_function
 from ..templates import is_nondifferentiable, lookup
@@ -131,12 +135,16 @@ def _candidate(func, value):
         return None
     try:
         parsed = parse_function(value)
+    except StaleSourceError:   # its file changed: say so, rather than call it and fail there
+        raise
     except SrcadError:
         return None
     if value.__name__ == "<lambda>" or parsed.lines[0].lstrip().startswith("@"):
         return None
     if any(not syntax.is_number(default) for default in parsed.tree.args.defaults):
         return None
+    if not _same_defaults(parsed.tree.args.defaults, value.__defaults__):
+        return None   # __defaults__ assigned since the def: its derivative is called, with those values
     if any(isinstance(node, _NOT_INLINED_BODY) for stmt in parsed.tree.body for node in syntax.walk(stmt)):
         return None
     from .syntax_check import SyntaxCheck   # late: the check imports the hooks pass
@@ -145,6 +153,27 @@ def _candidate(func, value):
     except SrcadError:
         return None
     return parsed
+
+
+def _same_defaults(written, defaults) -> bool:
+    """Whether the number literals of a def's defaults are the values the function holds."""
+    defaults = defaults or ()
+    return len(written) == len(defaults) and all(
+        type(_number(node)) is type(value) and repr(_number(node)) == repr(value)
+        for node, value in zip(written, defaults))
+
+
+_NOT_A_NUMBER = object()
+
+
+def _number(node):
+    """The value of a number literal (``2.0``, ``-1``), else ``_NOT_A_NUMBER``."""
+    if isinstance(node, gast.UnaryOp) and isinstance(node.op, (gast.USub, gast.UAdd)):
+        value = _number(node.operand)
+        return value if value is _NOT_A_NUMBER else -value if isinstance(node.op, gast.USub) else +value
+    if isinstance(node, gast.Constant) and isinstance(node.value, (int, float, complex)):
+        return node.value
+    return _NOT_A_NUMBER
 
 
 def _is_docstring(stmt) -> bool:
