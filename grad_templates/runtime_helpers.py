@@ -23,7 +23,7 @@ import numpy as np
 from srcad import runtime
 from srcad.runtime import limits as runtime_limits
 from srcad.runtime import (add_at, broadcast_like, cast_gate, dot_lhs_grad, dot_rhs_grad, filled_like,
-                           matmul_lhs_grad, matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce,
+                           keep_last, matmul_lhs_grad, matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce,
                            zeros_like)
 from srcad.runtime.limits import xdivy, xlogy
 from srcad.templates import adjoint, d, nondifferentiable, tangent
@@ -80,6 +80,16 @@ def copied_adjoint(y, value):
 @tangent(runtime.copied)
 def copied_tangent(y, value):
     d[y] = d[value]
+
+
+@adjoint(runtime.keep_last)
+def keep_last_adjoint(y, values, index, like):   # a 0/1 mask: linear in values, its own adjoint
+    d[values] = keep_last(d[y], index, like)
+
+
+@tangent(runtime.keep_last)
+def keep_last_tangent(y, values, index, like):
+    d[y] = keep_last(d[values], index, like)
 
 
 @adjoint(runtime.cast_gate)

@@ -513,6 +513,7 @@ SPECS: List[Spec] = [
     Spec(runtime.unreduce, "runtime.unreduce(x, y)", [((), (3,)), ((), (2, 3))]),
     Spec(runtime.unreduce, "runtime.unreduce(x, y, axis=1)", [((2,), (2, 3))], tag="axis1"),
     Spec(runtime.copied, "runtime.copied(x)", UNARY),
+    Spec(runtime.keep_last, "runtime.keep_last(x, np.array([0, 2, 0]), np.zeros(3))", [(3,), (3, 2)]),
     Spec(runtime.cast_gate, "runtime.cast_gate(x, int) + runtime.cast_gate(x, float) * x", UNARY),
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, [0, 2, 0], y)", [((3,), (3,)), ((3, 2), (3, 2))], tag="fancy"),
     Spec(runtime.add_at, "runtime.add_at(x * 1.0, slice(1, 3), y)", [((4,), (2,)), ((4,), ()), ((4, 2), (2,))],

@@ -1648,6 +1648,34 @@ def r_nested_branch_binds_then_outer_reads(y, flags):
     return np.sum(out)
 
 
+def r_store_repeated_index(x, v):
+    # regression: a store with a repeated index keeps the last write; the first v got the adjoint too
+    A = x * 1.0
+    A[[0, 0]] = v
+    return np.sum(A * x)
+
+
+REPEATED = np.array([1, 1, 2])   # an index array held in a global: a constant of f
+
+
+def r_store_repeated_index_array(v, x):
+    A = x * 1.0
+    A[REPEATED] = v * 2.0
+    return np.sum(A * A)
+
+
+def r_store_repeated_rows(v, M):
+    B = M * 1.0
+    B[[1, 0, 1]] = v
+    return np.sum(np.sin(B) * M)
+
+
+def r_store_repeated_pairs(v, M):
+    B = M * 1.0
+    B[[0, 1, 0], [2, 0, 2]] = v * v
+    return np.sum(B * B)
+
+
 def r_helper_inlined_twice(y):
     # regression: both inlined copies of the helper bind its local t
     return np.sum(r_helper_with_a_local(y) * r_helper_with_a_local(y[::-1] * 2.0))
@@ -1797,6 +1825,11 @@ CASES = [
     case(r_branch_binds_then_rebound_after_a_read, arr(0.3, -0.4, 0.8), arr(1, -1, 1), label="alternate"),
     case(r_nested_branch_binds_then_outer_reads, arr(0.3, -0.4, 0.8), arr(1, 1, -1, 1), label="a"),
     case(r_nested_branch_binds_then_outer_reads, arr(0.3, -0.4, 0.8), arr(1, -1, 1, -1), label="b"),
+    case(r_store_repeated_index, arr(0.5, -1.0, 2.0), arr(3.0, 4.0), wrt=None),
+    case(r_store_repeated_index_array, arr(1.0, 2.0, 3.0), arr(0.5, -1.0, 2.0), wrt=None),
+    case(r_store_repeated_rows, arr(0.3, -0.2, 0.9, 1.1, 0.4, -0.6, 0.7, 0.2, -0.5).reshape(3, 3),
+         arr(0.5, -1.0, 2.0, 0.1, 0.2, 0.3).reshape(2, 3), wrt=None),
+    case(r_store_repeated_pairs, arr(0.3, -0.2, 0.9), arr(0.5, -1.0, 2.0, 0.1, 0.2, 0.3).reshape(2, 3), wrt=None),
     case(r_helper_inlined_twice, arr(-0.5, 0.3, 0.7)),
     case(r_identity_then_stores, arr(-0.5, 1.2, -1.1)),
     case(r_both_arms_bind_in_a_loop_with_a_tail_read_only_in_the_arm, arr(-0.5, 0.3, 0.7), label="mixed"),

@@ -53,7 +53,8 @@ _NEW_ARRAY_FUNCTIONS = frozenset({
 
 
 # runtime helpers whose result may be (a view of) one argument: its position
-RUNTIME_PASSES_ON = {"unbroadcast": 0, "unreduce": 0, "broadcast_like": 0, "check_seed": 1}
+RUNTIME_PASSES_ON = {"unbroadcast": 0, "unreduce": 0, "broadcast_like": 0, "check_seed": 1, "keep_last": 0,
+                     "cast_gate": 0}
 
 
 def _makes_new_array(func, local) -> bool:

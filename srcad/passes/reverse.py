@@ -60,7 +60,7 @@ from ..analysis.blocks import (array_names, definitely_bound, has_break, is_appe
                                written_names)
 from .derivatives import Differentiator, with_comments
 from .frame import Frame, split_output, split_return, with_extras
-from ..analysis.expressions import range_indices
+from ..analysis.expressions import constant_index, range_indices
 from .grad_hooks import HOOK
 from .normalize import is_static
 from .recompute import plan as plan_recomputation, scalar_names
@@ -385,6 +385,10 @@ class ReverseMode(AdjointState, Transformation):
         filled = [syntax.assign(adjoint, self._filled(array))] if array in self.placeholders else []
         element = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Load())
         copied = syntax.call(self.frame.helper("copied"), [element])   # a view would see the zeroing
+        if not constant_index(target.slice, self.int_names):   # repeated indices: the last write is kept
+            index = gast.Subscript(value=syntax.dotted(f"{self.frame.numpy}.s_"), slice=syntax.clone(target.slice),
+                                   ctx=gast.Load())   # np.s_[:, rows, cols]: the index as a value
+            copied = syntax.call(self.frame.helper("keep_last"), [copied, index, syntax.name(adjoint)])
         value = syntax.call(self.frame.helper("unbroadcast"), [copied, syntax.clone(stmt.value)])
         self.aliased_from = {}
         zero = gast.Subscript(value=syntax.name(adjoint), slice=syntax.clone(target.slice), ctx=gast.Store())

@@ -30,7 +30,7 @@ Example::
     array([2., 2., 2.])
 """
 from .core import (
-    unbroadcast, broadcast_like, unreduce, reduced_count, cast_gate, zeros_like, filled_like,
+    unbroadcast, broadcast_like, unreduce, reduced_count, cast_gate, keep_last, zeros_like, filled_like,
     add_at, copied, check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad,
     dot_lhs_grad, dot_rhs_grad, maximum_share, fmax_share, fmin_share, clip_share, digamma,
     polygamma, sinc_slope)
@@ -56,7 +56,7 @@ from .decompositions import (
 from .hooks import insert_grad_of
 from .gradients import stop_gradient
 
-__all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "zeros_like",
+__all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",
            "filled_like", "add_at", "copied", "check_seed", "transpose_axes_inverse",
            "matmul_lhs_grad", "matmul_rhs_grad", "dot_lhs_grad", "dot_rhs_grad", "maximum_share",
            "fmax_share", "fmin_share", "clip_share", "digamma", "polygamma", "sinc_slope",

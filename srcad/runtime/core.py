@@ -146,6 +146,25 @@ def add_at(target, index, grad):
     return target
 
 
+def keep_last(values, index, like):
+    """``values`` (the adjoint ``like[index]`` passes to a store ``A[index] = v``) with zeros where a later
+    position of ``index`` names the same element: a store with repeated indices keeps the last write only.
+
+    Example: ``keep_last(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]), np.zeros(2))`` is
+    ``array([0., 2., 3.])``.
+    """
+    if _basic_index(index) or not isinstance(like, np.ndarray):
+        return values   # plain indices name each element once
+    positions = np.arange(like.size).reshape(like.shape)[index].ravel()
+    last = np.zeros(positions.size, dtype=bool)
+    _, first_from_end = np.unique(positions[::-1], return_index=True)
+    last[positions.size - 1 - first_from_end] = True
+    if last.all():
+        return values
+    mask = last.reshape(np.shape(like[index]))
+    return np.where(mask.reshape(mask.shape + (1,) * (np.ndim(values) - mask.ndim)), values, 0.0)
+
+
 def copied(value):
     """A copy of an array, or of a list/tuple/dict of them (scalars are immutable and come back as they are)."""
     if isinstance(value, np.ndarray):
