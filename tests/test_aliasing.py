@@ -60,6 +60,16 @@ def v_swapaxes(X):
     B *= 2.0
     return np.sum(A * X)
 
+def v_base_store_then_view_store(X):
+    # regression (fuzz seed 203902): the base changed while the view's copy was only stored into later;
+    # the view's write-back then restored the base's old element
+    A = X * 1.0
+    B = A.swapaxes(0, 1)
+    A[1, 1] = np.sin(X[0, 0])
+    B[2, 1] = np.sum(X)
+    return np.sum(A * X)
+
+
 def v_squeeze(X):
     A = X[None] * 1.0
     B = A.squeeze()
@@ -342,7 +352,7 @@ def v_float_alias(s):
 
 ARGUMENTS = {"X": (M,), "d": ({"a": V, "b": V * 3.0},), "a": (1.5,), "s": (0.7,), "xs": ([V, V * 2.0],)}
 
-EXACT = [v_reshape, v_ravel, v_T, v_transpose, v_swapaxes, v_squeeze, v_expand, v_asarray, v_ellipsis, v_slice,
+EXACT = [v_reshape, v_ravel, v_T, v_transpose, v_swapaxes, v_base_store_then_view_store, v_squeeze, v_expand, v_asarray, v_ellipsis, v_slice,
          v_column, v_view, v_np_reshape, v_atleast, v_store_base_view_live, v_chain, v_alias,
          v_copy_reshape_of_transpose, a_store_through_loop_variable, a_parameter_written_through_view,
          a_nested_def_writes_its_argument, v_dict, v_list_acc, v_local_dict,

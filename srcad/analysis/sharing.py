@@ -314,7 +314,8 @@ def _bound(stmt, augmented=False) -> Set[str]:
 
 
 def _reads(stmt) -> Set[str]:
-    """Names whose values ``stmt`` reads: an element store reads its index and value, not the array."""
+    """Names whose values ``stmt`` reads: an element store reads its index and value, and the array too
+    (the elements it keeps flow on, and a change to a copied view is written back from the whole copy)."""
     if isinstance(stmt, gast.Assign):
         reads = syntax.loaded_names(stmt.value)
         for target in stmt.targets:
@@ -324,6 +325,7 @@ def _reads(stmt) -> Set[str]:
                 while isinstance(inner, gast.Subscript):
                     reads |= syntax.loaded_names(inner.slice)
                     inner = inner.value
+                reads |= syntax.loaded_names(inner) | ({inner.id} if isinstance(inner, gast.Name) else set())
         return reads
     if isinstance(stmt, gast.AugAssign):
         return syntax.names_in(stmt.target) | syntax.loaded_names(stmt.value)
