@@ -13,15 +13,16 @@ Contract:
 - The order passes run in is not decided here: it is data, in
   ``srcad.pipeline.PIPELINES``.
 - Each pass has a module of its own, named for what it does (the names in
-  ``srcad.pipeline.PASSES``).  Seven modules here are not passes but the pieces
-  the two modes share: ``derivatives`` (a statement to its rule's
-  statements), ``numpy_forms`` (``np.r_``, ``np.c_`` and every ``einsum``
-  form rewritten into calls with rules, for ``normalize``), ``instantiate`` (a rule's body with the call's operands),
-  ``calls`` (calls to the user's own functions), ``adjoints`` (reverse mode's
-  adjoint bookkeeping), ``frame`` (the derivative's signature, seed, return
-  and tape) and ``recompute`` (values the backward sweep recomputes instead of
-  taping).  Facts several passes share live one layer down, in
-  ``srcad.analysis``.
+  ``srcad.pipeline.PASSES``).  The other modules here are pieces several
+  passes share: ``derivatives`` (a statement to its rule's statements),
+  ``instantiate`` (a rule's body with the call's operands), ``calls`` (calls
+  to the user's own functions), ``numpy_forms`` (``np.r_``, ``np.c_`` and
+  every ``einsum`` form rewritten into calls with rules, for ``normalize``),
+  ``adjoints`` (reverse mode's adjoint bookkeeping), ``taping`` (reverse
+  mode's forward sweep), ``frame`` (the derivative's signature, seed, return
+  and tape operations) and ``recompute`` (values the backward sweep
+  recomputes instead of taping).  Facts several passes share live one layer
+  down, in ``srcad.analysis``.
 
 Example::
 
