@@ -34,14 +34,15 @@ from .checking import check_grads
 from .config import config
 from . import verify as _verify  # the verify switch: srcad.config.verify
 from .runtime import insert_grad_of, stop_gradient
-from .errors import (AliasingError, MissingTemplateError, SeedError, SourceUnavailableError, SrcadError,
-                     StaleSourceError, UnsupportedSyntaxError, VerificationError, WrtError)
+from .errors import (AliasingError, ComplexError, MissingTemplateError, SeedError, SourceUnavailableError,
+                     SrcadError, StaleSourceError, UnsupportedSyntaxError, VerificationError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
 from . import optim
 import grad_templates as _grad_templates  # registers the built-in rules
 
-__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient", "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d",
-           "check_grads", "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError",
-           "StaleSourceError", "MissingTemplateError", "WrtError", "SeedError", "VerificationError", "config",
+__all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient",
+           "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d", "check_grads",
+           "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError", "StaleSourceError",
+           "MissingTemplateError", "WrtError", "SeedError", "ComplexError", "VerificationError", "config",
            "__version__"]

@@ -34,6 +34,7 @@ Example::
 from __future__ import annotations
 
 import inspect
+import numbers
 import threading
 import weakref
 
@@ -44,7 +45,8 @@ from . import cache, dependencies
 from .frontend import loader, tracebacks
 from .config import config
 from .errors import SrcadError, UnsupportedSyntaxError, located
-from .arguments import Wrt, integer_argument, mirror_gradients, parameter_names, resolve_wrt
+from .arguments import (Wrt, integer_argument, mirror_gradients, parameter_names, refused_argument,
+                        resolve_wrt)
 from .pipeline import build, use_derivative_service
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements
@@ -112,8 +114,8 @@ class Derivative:
             or self.bound_self is not None else None
 
     def __call__(self, *args, **kwargs):
-        if config.verify and _verifier is not None and not _THREAD.__dict__.get("verifying"):
-            return _verified_call(self, args, kwargs)
+        if config.verify and _verifier is not None and not VERIFYING.active:
+            return _verifier(self, args, kwargs)
         try:
             if not self._current():
                 self._load()
@@ -133,9 +135,15 @@ class Derivative:
                 if position >= len(args):
                     continue
                 kind = args[position].__class__
+                if kind in _FLOATS or kind is np.ndarray and args[position].dtype.kind == "f":
+                    continue
                 if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
                     raise integer_argument(self.func, position + self._offset, args[position])
-                containers = containers or isinstance(args[position], _CONTAINERS)
+                if isinstance(args[position], _CONTAINERS):
+                    containers = True
+                elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
+                    # a complex number or array, a str, None...: no real derivative to give
+                    raise refused_argument(self.func, position + self._offset, args[position])
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 return mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
                                         self.wrt, self.as_tuple, self.options)
@@ -267,47 +275,29 @@ def _bind(function, obj):
 
 
 _THREAD = threading.local()   # .building: functions this thread is building derivatives of (recursion check)
-# .verifying: a check is running (its own derivatives are not checked again)
-_verifier: Optional[Callable[[Derivative, tuple, dict], None]] = None
+_verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import
 
 
-def use_verifier(verify: Callable[["Derivative", tuple, dict], None]) -> None:
-    """With ``config.verify`` on, ``verify(derivative, args, kwargs)`` checks each new argument signature.
+def use_verifier(verified_call: Callable[["Derivative", tuple, dict], Any]) -> None:
+    """With ``config.verify`` on, derivatives are called through ``verified_call(derivative, args, kwargs)``.
 
-    ``srcad.verify`` sets it when srcad is imported; it raises on disagreement.
+    ``srcad.verify`` sets it when srcad is imported: it checks each new argument signature against
+    finite differences, and calls the derivative again with the check off (``VERIFYING``).
 
     Example::
 
         >>> from srcad import api, verify
-        >>> api.use_verifier(verify.verify_call)
+        >>> api.use_verifier(verify.verified_call)
     """
     global _verifier
-    _verifier = verify
+    _verifier = verified_call
 
 
-def _verified_call(derivative: "Derivative", args: tuple, kwargs: dict):
-    """The derivative's result, checked first when this argument signature is new to it."""
-    _THREAD.verifying = True
-    try:
-        result = derivative(*args, **kwargs)
-        signature = (tuple(_signature_of(a) for a in args), tuple(sorted(kwargs)))
-        checked = derivative.__dict__.setdefault("_verified_signatures", set())
-        if signature not in checked:
-            _verifier(derivative, args, kwargs)
-            checked.add(signature)
-    finally:
-        _THREAD.verifying = False
-    return result
+class _Verifying(threading.local):
+    active = False   # a check is running on this thread: its own derivatives are not checked again
 
 
-def _signature_of(value):
-    if isinstance(value, np.ndarray):
-        return ("array", value.shape, value.dtype.str)
-    if isinstance(value, (list, tuple)):
-        return (type(value).__name__, tuple(_signature_of(v) for v in value))
-    if isinstance(value, dict):
-        return ("dict", tuple(sorted(((repr(k), _signature_of(v)) for k, v in value.items()), key=repr)))
-    return (type(value).__name__,)
+VERIFYING = _Verifying()
 
 
 

@@ -27,7 +27,7 @@ from typing import Callable, Dict, Sequence, Tuple, Union
 
 import numpy as np
 
-from .errors import WrtError
+from .errors import COMPLEX_WHY, ComplexError, SrcadError, WrtError
 from .frontend.source import unwrap
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
@@ -107,6 +107,30 @@ def integer_argument(func: Callable, position: int, value) -> WrtError:
     return WrtError(f"cannot differentiate {getattr(func, '__name__', 'f')} with respect to `{name}`: "
                     f"it is {kind}, which has no derivative; pass floats (e.g. {name}=float(...) or "
                     f"{name}.astype(float)), or leave `{name}` out of wrt")
+
+
+def refused_argument(func: Callable, position: int, value) -> SrcadError:
+    """The error for a differentiated argument that holds no real number: ``ComplexError`` for a complex
+    number or array, ``WrtError`` for anything else (a str, None, an object).
+
+    Example::
+
+        >>> def f(x):
+        ...     return x * 2.0
+        >>> type(refused_argument(f, 0, 1j)).__name__, type(refused_argument(f, 0, "a")).__name__
+        ('ComplexError', 'WrtError')
+    """
+    name = parameter_names(func)[0][position]
+    label = getattr(func, "__name__", "f")
+    complex_kind = isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "c")
+    if complex_kind:
+        return ComplexError(f"cannot differentiate {label} with respect to `{name}`: it is complex "
+                            f"({type(value).__name__}), and {COMPLEX_WHY}; pass its real and imaginary "
+                            f"parts as two float arguments ({name}.real, {name}.imag)")
+    return WrtError(f"cannot differentiate {label} with respect to `{name}`: it is {type(value).__name__} "
+                    f"{value!r:.40}, which holds no float; pass floats or float arrays, or leave `{name}` out of "
+                    f"wrt (e.g. wrt=0 for the first parameter only)")
 
 
 def mirror_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, ...], as_tuple: bool,

@@ -55,6 +55,15 @@ class SeedError(SrcadError):
     """A seed (output cotangent) that does not match the function's output."""
 
 
+class ComplexError(SrcadError):
+    """A complex number met a differentiated value: srcad differentiates real numbers only, for now."""
+
+
+# why every ComplexError is raised, in its message
+COMPLEX_WHY = ("srcad differentiates real numbers only for now (complex derivatives need conventions, "
+               "conjugates among them, that it does not implement yet)")
+
+
 class VerificationError(SrcadError):
     """With ``srcad.config.verify`` on: a derivative disagreed with central finite differences."""
 

@@ -26,6 +26,7 @@ from .frontend import syntax
 from .frontend.emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
+from .passes.complex_values import ComplexValues
 from .passes.aliasing import Aliasing
 from .passes.cleanup import Cleanup
 from .passes.common_subexpressions import CommonSubexpressions
@@ -47,7 +48,7 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
 
 # The optimisation passes, run in this order until none changes the tree.
@@ -56,7 +57,7 @@ OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", 
 MAX_ROUNDS = 10
 
 _FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
-          "aliasing", "normalize", "versioning", "activity")
+          "aliasing", "normalize", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {
     "reverse": _FRONT + ("reverse", OPTIMIZE),
