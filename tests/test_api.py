@@ -240,3 +240,31 @@ def test_stop_gradient_cuts_the_derivative(mode):
         got = np.array([srcad.autodiff(stopped_product, mode="forward")(x, e) for e in np.eye(3)])
     np.testing.assert_allclose(got, np.sin(x), rtol=1e-12)   # d/dx x * c = c, with c = sin(x) held fixed
     assert stopped_product(x) == pytest.approx(np.sum(x * np.sin(x)))
+
+
+def _make_scaled():
+    num = 3.0
+
+    def scaled_by_enclosing(x, y, num=num):   # the default names a variable of the enclosing scope
+        return np.sum(x * y) * num
+    return scaled_by_enclosing
+
+
+SCALED_BY_ENCLOSING = _make_scaled()
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_default_naming_an_enclosing_variable_loads_and_is_the_functions_value(mode):
+    """The generated def writes such a default as ``...``; the derivative takes f's own value ([trust] item 3)."""
+    x, y = np.array([1.0, -2.0]), np.array([0.5, 4.0])
+    if mode == "reverse":
+        np.testing.assert_allclose(srcad.grad(SCALED_BY_ENCLOSING, wrt=(0, 1))(x, y), (3.0 * y, 3.0 * x))
+        assert "num=..." in srcad.source(SCALED_BY_ENCLOSING)
+    else:
+        tangent = srcad.autodiff(SCALED_BY_ENCLOSING, mode="forward")(x, y, dx=np.ones(2))
+        np.testing.assert_allclose(tangent, 3.0 * np.sum(y))
+    SCALED_BY_ENCLOSING.__defaults__ = (5.0,)   # replaced after the first call: followed
+    try:
+        np.testing.assert_allclose(srcad.grad(SCALED_BY_ENCLOSING)(x, y), 5.0 * y)
+    finally:
+        SCALED_BY_ENCLOSING.__defaults__ = (3.0,)

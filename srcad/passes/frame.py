@@ -52,7 +52,7 @@ class Frame:
 
     def reverse_signature(self, tree, seed, body, scalar):
         """f's parameters, then the seed; keyword-only when f has defaults (it could bind to one)."""
-        args = syntax.clone(tree.args)
+        args = _literal_defaults(syntax.clone(tree.args))
         seed_arg = syntax.name(seed, gast.Param())
         default = syntax.constant(1.0) if scalar else None
         if args.defaults or args.kwonlyargs:
@@ -66,7 +66,7 @@ class Frame:
 
     def forward_signature(self, tree, body):
         """f's parameters, then one tangent per wrt entry; keyword-only when f has defaults."""
-        args = syntax.clone(tree.args)
+        args = _literal_defaults(syntax.clone(tree.args))
         tangents = [syntax.name(self.unit.namer.derivative(param), gast.Param()) for param in self.unit.wrt]
         if args.defaults or args.kwonlyargs:
             args.kwonlyargs = list(args.kwonlyargs) + tangents
@@ -149,3 +149,17 @@ def split_return(unit, body):
     returned = body[-1].value
     returned.lineno = body[-1].lineno
     return body[:-1], returned
+
+
+def _literal_defaults(args):
+    """``args`` with each default that is not a literal written ``...``.
+
+    The loaded derivative takes f's default values themselves (``loader.with_defaults_of``), so
+    the ``def`` only needs defaults that evaluate: ``def f(x, num=num)`` with ``num`` of an
+    enclosing scope would raise ``NameError`` in the generated module.
+    """
+    def literal(node):
+        return node is None or isinstance(node, gast.Constant) or syntax.is_number(node)
+    args.defaults = [d if literal(d) else syntax.constant(Ellipsis) for d in args.defaults]
+    args.kw_defaults = [d if literal(d) else syntax.constant(Ellipsis) for d in args.kw_defaults]
+    return args
