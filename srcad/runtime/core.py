@@ -155,13 +155,18 @@ def keep_last(values, index, like):
     """
     if _basic_index(index) or not isinstance(like, np.ndarray):
         return values   # plain indices name each element once
-    positions = np.arange(like.size).reshape(like.shape)[index].ravel()
+    if index.__class__ is np.ndarray and index.ndim == 1 and index.dtype.kind in "iu" and like.ndim:
+        positions = index % like.shape[0]   # the common case: cost grows with the index, not the array
+        shape = positions.shape             # one entry per row the index names
+    else:
+        positions = np.arange(like.size).reshape(like.shape)[index].ravel()
+        shape = np.shape(values)
     last = np.zeros(positions.size, dtype=bool)
     _, first_from_end = np.unique(positions[::-1], return_index=True)
     last[positions.size - 1 - first_from_end] = True
     if last.all():
         return values
-    mask = last.reshape(np.shape(like[index]))
+    mask = last.reshape(shape)
     return np.where(mask.reshape(mask.shape + (1,) * (np.ndim(values) - mask.ndim)), values, 0.0)
 
 
