@@ -276,14 +276,21 @@ def is_append(stmt) -> bool:
 
 
 def list_names(stmts) -> Set[str]:
-    """Names that hold lists: assigned a list literal, or appended to."""
-    names = set()
+    """Names that hold lists: assigned a list literal, appended to, or assigned such a name."""
+    names, copies = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         if is_append(stmt):
             names.add(stmt.value.func.value.id)
-        elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) \
-                and isinstance(stmt.value, gast.List):
-            names.add(stmt.targets[0].id)
+        elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            if isinstance(stmt.value, gast.List):
+                names.add(stmt.targets[0].id)
+            elif isinstance(stmt.value, gast.Name):
+                copies.append((stmt.targets[0].id, stmt.value.id))
+    grown = True
+    while grown:
+        before = len(names)
+        names |= {target for target, source in copies if source in names}
+        grown = len(names) > before
     return names
 
 

@@ -8,7 +8,10 @@ holds its array) and turns template statements ``d[x] = e`` into code:
   ``_accumulate_at``, through ``add_at`` when an entry may be a container);
 - before a branch or loop, adjoints it touches are defined (``_define``) and
   at the end of each arm or iteration brought back to one state
-  (``_reconcile``), so the code is right whichever way control went.
+  (``_reconcile``), so the code is right whichever way control went;
+- the adjoint of a list f appends to is a list: one a rule gives as an array
+  goes through ``unarray`` (one entry per item) unless the rule's helper is
+  one of ``runtime.ITEM_ADJOINTS``, which give lists already.
 It never reads the primal tree beyond the statements it is handed.
 
 Example: two contributions to ``dx`` give ``dx = e1`` then ``dx += e2``
@@ -26,7 +29,8 @@ from ..runtime.containers import add_lists
 from .activity import carries_derivative, differentiable_operands
 from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
-from ..analysis.expressions import constant_index, is_fresh
+from ..analysis.expressions import callee_object, constant_index, is_fresh
+from ..runtime import ITEM_ADJOINTS
 
 
 class AdjointState:
@@ -98,7 +102,12 @@ class AdjointState:
         statements = []
         for stmt in template_body:
             if isinstance(stmt, gast.Assign) and is_derivative_ref(stmt.targets[0]):
-                statements += self._accumulate(stmt.targets[0].slice, self._reads(stmt.value, target))
+                atom, value = stmt.targets[0].slice, self._reads(stmt.value, target)
+                if isinstance(atom, gast.Name) and atom.id in self.lists and not self._gives_items(value):
+                    # a rule made for arrays gave the list an array adjoint: one entry per item, which
+                    # the backward pass of its appends pops
+                    value = syntax.call(self.frame.helper("unarray"), [value, syntax.name(atom.id)])
+                statements += self._accumulate(atom, value)
             elif (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript)
                   and is_derivative_ref(stmt.targets[0].value)):
                 ref = stmt.targets[0]
@@ -106,6 +115,11 @@ class AdjointState:
             else:
                 statements.append(self._reads(stmt, target))
         return statements
+
+    def _gives_items(self, value) -> bool:
+        """Whether ``value`` is a call of a helper that gives a list's adjoint one entry per item."""
+        return isinstance(value, gast.Call) and any(
+            callee_object(value.func, self.unit.bindings.objects) is helper for helper in ITEM_ADJOINTS)
 
     def _reads(self, node, target):
         """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""

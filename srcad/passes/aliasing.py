@@ -12,7 +12,9 @@ shares memory with and how to write it instead.  It never changes the tree;
 it stores the set of flagged pairs it checked (empty when all is well).
 
 Flagged: a plain copy ``z = y`` followed by an augmented assignment to, or an
-element store into, either name; a store into ``r`` where ``r = A[...]``.
+element store into, either name; a store into ``r`` where ``r = A[...]``; an
+augmented assignment to a loop variable (``for row in A: row *= 2``: a row
+of a 2-D ``A`` is a view, so Python changes ``A``).
 Not flagged: ``s = x[i]; s += 1`` (an element of a 1-D array is a new scalar);
 a change that cannot run after the copy (earlier in the text and in no loop
 around both); a change after which the other name is never read (it is dead:
@@ -30,7 +32,7 @@ import gast
 
 from ..errors import AliasingError
 from ..frontend import syntax
-from .desugar import RETURN_VALUE
+from .desugar import LOOP_ITEM, RETURN_VALUE
 from . import Analysis
 
 
@@ -71,11 +73,19 @@ class Aliasing(Analysis):
             if not isinstance(base, gast.Name):
                 continue
             shared = partners.get(base.id)
-            if shared is None and changed is not base and base.id in views:
-                shared = views[base.id]
+            if shared is None and base.id in views and (
+                    changed is not base or syntax.annotation(views[base.id][1], LOOP_ITEM)):
+                shared = views[base.id]   # `for row in A: row *= 2` changes A when A has rows
             if shared is not None and self._may_follow(stmt, shared[1]) and self._read_after(shared[0], stmt) \
                     and not self._rebound_between(base.id, shared[1], stmt):
                 other, origin = shared
+                if syntax.annotation(origin, LOOP_ITEM) and changed is base:
+                    raise unit.error(stmt, AliasingError,
+                                     f"changing the loop variable `{base.id}` in place: when `{other}` has "
+                                     f"rows, `{base.id}` is one of them and the update changes `{other}`",
+                                     f"write `{base.id} = {base.id} {_SYMBOLS.get(type(stmt.op), '+')} ...` "
+                                     f"for a new value, or loop over `range(len({other}))` and store into "
+                                     f"`{other}[i]`")
                 raise unit.error(stmt, AliasingError,
                                  f"changing `{base.id}` in place while `{other}` holds the same array "
                                  f"(line {unit.parsed.location(origin).lineno}: "
@@ -121,6 +131,10 @@ class Aliasing(Analysis):
         """Whether ``change`` can run after ``copy``: later in the text, or in a loop around both."""
         (change_at, change_loops), (copy_at, copy_loops) = self.places[id(change)], self.places[id(copy)]
         return change_at > copy_at or bool(set(change_loops) & set(copy_loops))
+
+
+_SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
+            gast.FloorDiv: "//", gast.Mod: "%"}
 
 
 def _number(block, loops, statements, places, chain, ancestors) -> None:

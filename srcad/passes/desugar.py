@@ -2,8 +2,11 @@
 
 Contract: after this pass
 - every ``for`` loop iterates over ``range(...)``: ``for x in xs`` becomes
-  ``for x_index in range(len(xs)): x = xs[x_index]``, likewise ``enumerate``,
-  ``zip`` and ``reversed``;
+  ``for x_index in range(len(xs)): x = xs[x_index]``, likewise ``enumerate``
+  (``enumerate(xs, start)`` counts ``i = i_index + start``), ``zip`` and
+  ``reversed``.  What the loop iterates over is evaluated once, before it, as
+  in Python: an expression, or a name the body rebinds, is first bound to a
+  new name (``items = A`` for ``for row in A: A = A * 2``);
 - ``continue`` is gone and ``break`` only ends an ``if`` arm: the statements
   after an arm that leaves the iteration move into the other arm;
 - list comprehensions are append loops: ``ys = [f(x) for x in xs]`` becomes
@@ -123,13 +126,24 @@ class Desugar(Transformation):
                                       "loop over range(...) with a plain name")
             new_iter = iterator
         elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
-            sequences = [self._hoisted(arg, before, loop) for arg in iterator.args]
+            start = _enumerate_start(iterator) if builtin is builtins.enumerate else None
+            arguments = iterator.args[:1] if builtin is builtins.enumerate else iterator.args
+            if iterator.keywords and builtin is not builtins.enumerate or start is False:
+                raise self.unit.error(iterator, UnsupportedSyntaxError, f"this form of {builtin.__name__}",
+                                      f"write `for i, x in enumerate(xs)` or `enumerate(xs, start)`, "
+                                      f"`zip(xs, ys)`, `reversed(xs)`")
+            sequences = [self._hoisted(arg, before, loop) for arg in arguments]
             if builtin is builtins.enumerate:
-                if len(iterator.args) != 1 or not (isinstance(target, gast.Tuple) and len(target.elts) == 2
-                                                   and isinstance(target.elts[0], gast.Name)):
+                if len(iterator.args) not in (1, 2) or not (isinstance(target, gast.Tuple) and len(target.elts) == 2
+                                                            and isinstance(target.elts[0], gast.Name)):
                     raise self.unit.error(loop, UnsupportedSyntaxError, "this form of enumerate",
                                           "write `for i, x in enumerate(xs)`")
                 index = target.elts[0].id
+                if start is not None:   # the count is the position plus start, evaluated once
+                    index = self.unit.namer.fresh(f"{index}_index")
+                    first = self._hoisted(start, before, loop)
+                    prologue.append(syntax.assign(target.elts[0].id, gast.BinOp(
+                        left=syntax.name(index), op=gast.Add(), right=first)))
                 prologue.append(_assign_item(target.elts[1], sequences[0], index))
                 new_iter = _range(_len(sequences[0]))
             elif builtin is builtins.zip:
@@ -162,8 +176,10 @@ class Desugar(Transformation):
         return before + [new_loop]
 
     def _hoisted(self, node, before, loop):
-        if isinstance(node, gast.Name):
-            return node
+        """``node`` evaluated once, before ``loop``, as Python evaluates a loop's iterable."""
+        if isinstance(node, gast.Constant) or isinstance(node, gast.Name) and node.id not in syntax.stored_names(
+                gast.Module(body=loop.body, type_ignores=[])):
+            return node   # the body does not rebind it: every read sees what the loop iterates over
         name = self.unit.namer.fresh("items")
         before.append(syntax.assign(name, node))
         return syntax.name(name)
@@ -351,8 +367,22 @@ def _len(sequence):
     return call
 
 
+def _enumerate_start(call):
+    """The ``start`` of ``enumerate(xs, start)`` (None when absent, False when not understood)."""
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    if set(keywords) - {"start"} or len(call.args) > 2 or len(call.args) == 2 and keywords:
+        return False
+    start = keywords.get("start", call.args[1] if len(call.args) == 2 else None)
+    if isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int:
+        return None
+    return start
+
+
 def _label(target) -> str:
     return target.id if isinstance(target, gast.Name) else "item"
+
+
+LOOP_ITEM = "loop_item"   # annotation of ``x = xs[x_index]`` made from ``for x in xs``
 
 
 def _assign_item(target, sequence, index):
@@ -361,7 +391,9 @@ def _assign_item(target, sequence, index):
     for node in gast.walk(target):
         if isinstance(node, gast.Name):
             node.ctx = gast.Store()
-    return gast.Assign(targets=[target], value=item, type_comment=None)
+    assignment = gast.Assign(targets=[target], value=item, type_comment=None)
+    syntax.annotate(assignment, LOOP_ITEM, True)
+    return assignment
 
 
 class _ComprehensionLowering(gast.NodeTransformer):

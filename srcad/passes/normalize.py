@@ -20,8 +20,11 @@ targets are split into one assignment per name; ``x += e`` becomes
 ``x = x + e`` (``A[i] += e`` reads, adds and stores); ``a if c else b``
 becomes an ``if`` statement assigning a temporary; ``x.T`` becomes ``np.transpose(x)`` and ``x.sum(...)`` becomes
 ``np.sum(x, ...)``; ``np.r_[...]``/``np.c_[...]`` and the other forms of
-``np.einsum`` become the calls ``numpy_forms`` says.  Every new node keeps
-the line number of the statement it came from.
+``np.einsum`` become the calls ``numpy_forms`` says.  A list f builds by appending (a comprehension's, say)
+passed to a NumPy function that reads it as one array becomes that array
+first (``items_array = np.asarray(items)``), which is what NumPy does with
+it anyway, so the function's rules only ever see arrays.  Every new node
+keeps the line number of the statement it came from.
 
 Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * w``.
 """
@@ -39,6 +42,7 @@ from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
 from .numpy_forms import callee, einsum_call, index_concatenation, is_index_concatenation
+from ..analysis.blocks import list_names
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
@@ -81,6 +85,22 @@ def is_static(node) -> bool:
     return is_metadata(node)
 
 
+# NumPy functions that take a sequence of arrays (each item its own array), not one array
+_SEQUENCE_FUNCTIONS = frozenset({np.array, np.asarray, np.asanyarray, np.ascontiguousarray, np.concatenate,
+                                 np.stack, np.hstack, np.vstack, np.dstack, np.column_stack, np.block,
+                                 np.linalg.multi_dot, np.broadcast_arrays, np.meshgrid, np.einsum})
+
+
+def _reads_one_array(function) -> bool:
+    """Whether ``function`` is a NumPy function that reads a list argument as ``np.asarray`` of it."""
+    module = getattr(function, "__module__", None) or ""
+    try:
+        sequence = function in _SEQUENCE_FUNCTIONS
+    except TypeError:   # unhashable
+        return False
+    return (isinstance(function, np.ufunc) or module.split(".")[0] == "numpy") and not sequence
+
+
 def _is_index(node) -> bool:
     """Index arithmetic simple enough to leave inside a subscript (``i + 1``, ``:``, ``None``)."""
     if isinstance(node, (gast.Name, gast.Constant)) or is_metadata(node):
@@ -103,6 +123,8 @@ class Normalize(Transformation):
 
     def transform(self, unit):
         self.unit = unit
+        self.appended = list_names([s for s in syntax.iter_statements(unit.tree.body) if not (
+            isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and s.value.elts)])
         unit.tree.body = self._block(unit.tree.body)
         return True
 
@@ -331,7 +353,22 @@ class Normalize(Transformation):
         if annotation(func, "ref", None) is None:
             raise self.unit.error(node, UnsupportedSyntaxError, "calling a computed function",
                                   "call a function by its name")
+        if _reads_one_array(annotation(func, "ref")):
+            args = [self._as_array(arg) for arg in args]
+            keywords = [gast.keyword(arg=kw.arg, value=self._as_array(kw.value)) for kw in keywords]
         return gast.Call(func=func, args=args, keywords=keywords)
+
+    def _as_array(self, atom):
+        """A list the function builds by appending, as the array NumPy makes of it anyway.
+
+        NumPy's rules are written for arrays: given the list (``np.sum(items)`` after
+        ``[v * 3 for v in a]``) a reverse-mode adjoint would be an array where the appends'
+        backward pass pops a list, and forward-mode tangents would be lists.  ``np.asarray``
+        has rules that turn the adjoint back into a list, one entry per item.
+        """
+        if not (isinstance(atom, gast.Name) and atom.id in self.appended):
+            return atom
+        return self._hoist(self._numpy_call("asarray", [atom], []), f"{atom.id}_array")
 
     def _numpy_call(self, function_name, args, keywords):
         return gast.Call(func=callee(self.unit, getattr(np, function_name)), args=args, keywords=keywords)

@@ -54,6 +54,11 @@ from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
 from .hooks import insert_grad_of
+
+# helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
+# the adjoint other rules give a list through ``unarray``)
+ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
+                 extremum_grad, add_lists, add_structures, zeros_like, copied)
 from .gradients import stop_gradient
 
 __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",

@@ -1,0 +1,259 @@
+"""Reproducers of the issue [trust], items 3 and 4: results srcad returned wrong, each in both modes.
+
+Contract:
+- ``EXACT``: functions srcad crashed on or differentiated wrongly.  For each
+  one, in reverse mode (``vjp``) and forward mode (``jvp``), the derivative
+  matches central finite differences.
+- ``REFUSED``: calls srcad cannot differentiate exactly.  Each raises the
+  named ``SrcadError`` in both modes, and its message names the construct (at
+  its ``file:line`` when it has a place in the source) and a fix.
+Nothing is skipped: a failure is a bug.
+"""
+import os
+import re
+
+import numpy as np
+import pytest
+
+import srcad
+
+from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
+from gradcheck import check_forward, check_reverse
+
+THIS_FILE = os.path.abspath(__file__)
+V4 = np.array([0.3, 0.7, 1.1, 0.5])
+V3 = np.array([0.2, -0.4, 0.9])
+R34 = np.array([[0.3, 0.5, 0.2, 0.8], [0.6, 0.1, 0.9, 0.4], [0.7, 0.3, 0.5, 0.2]])
+R34B = np.array([[0.5, -0.2, 0.1, 0.4], [-0.6, 0.3, 0.2, 0.9], [0.1, 0.8, -0.5, 0.3]])
+
+
+# ==========================================================================
+# 1. iterating over an array: comprehensions and `for` loops
+
+
+def comprehension_sum(a):
+    return np.sum([i * 3 for i in a])
+
+
+def comprehension_mean_of_squares(a):
+    return np.mean([v ** 2 for v in a])
+
+
+def comprehension_max(a):
+    return np.max([v * v for v in a])
+
+
+def comprehension_through_ufunc(a):
+    return np.sum(np.exp([v for v in a]))
+
+
+def comprehension_dot(a):
+    return np.dot([v * v for v in a], a)
+
+
+def comprehension_builtin_sum(a):
+    return sum([v * v for v in a])
+
+
+def comprehension_over_rows(A):
+    return np.sum([np.sum(row ** 2) for row in A])
+
+
+def comprehension_of_rows(A):
+    return np.sum([row * row for row in A])
+
+
+def comprehension_nested(a, b):
+    return np.sum([x * y for x in a for y in b])
+
+
+def comprehension_filtered(a):
+    return np.sum([v * v for v in a if v > 0.4])
+
+
+def comprehension_used_twice(a):
+    items = [v * v for v in a]
+    return np.sum(items) + items[0]
+
+
+def comprehension_alias(a):
+    ys = [v * 2.0 for v in a]
+    zs = ys
+    return np.sum(np.sin(zs))
+
+
+def comprehension_norm(a):
+    return np.linalg.norm([v * 2.0 for v in a])
+
+
+def comprehension_prod(a):
+    return np.prod([v + 2.0 for v in a])
+
+
+def comprehension_std(a):
+    return np.std([v * v for v in a])
+
+
+def comprehension_stacked(A):
+    return np.sum(np.stack([row * 2.0 for row in A]) ** 2)
+
+
+def loop_over_rows(A, w):
+    s = 0.0
+    for row in A:
+        s = s + np.tanh(row @ w)
+    return s
+
+
+def loop_appends_then_ufunc(a):
+    ys = []
+    for v in a:
+        ys.append(v * 2.0)
+    return np.sum(np.square(ys))
+
+
+def loop_enumerate_rows(A):
+    s = 0.0
+    for i, row in enumerate(A):
+        s = s + i * np.sum(row ** 2)
+    return s
+
+
+def loop_enumerate_from_one(a):
+    s = 0.0
+    for i, v in enumerate(a, start=1):
+        s = s + i * v * v
+    return s
+
+
+def loop_enumerate_from_positional(a):
+    s = 0.0
+    for i, v in enumerate(a, 2):
+        s = s + i * v * v
+    return s
+
+
+def loop_zip_rows(A, B):
+    s = 0.0
+    for r, q in zip(A, B):
+        s = s + np.sum(r * q)
+    return s
+
+
+def loop_reversed(a):
+    s = 0.0
+    for v in reversed(a):
+        s = s * 0.5 + v
+    return s
+
+
+def loop_over_columns(A):
+    s = 0.0
+    for col in A.T:
+        s = s + np.sum(col) ** 2
+    return s
+
+
+def loop_over_slice(a):
+    s = 1.0
+    for v in a[1:]:
+        s = s * v
+    return s
+
+
+def loop_rebinds_what_it_iterates(A):
+    s = 0.0
+    for row in A:
+        A = A * 2.0          # Python iterates over the array the loop started with
+        s = s + np.sum(row * A[0])
+    return s
+
+
+def loop_nested_over_rows(A):
+    s = 0.0
+    for row in A:
+        for v in row:
+            s = s + v * v * v
+    return s
+
+
+def loop_breaks(a):
+    s = 0.0
+    for v in a:
+        if s > 1.0:
+            break
+        s = s + v * v
+    return s
+
+
+def loop_changes_a_row_in_place(A):
+    B = A * 1.0
+    for row in B:
+        row *= 2.0
+    return np.sum(B ** 2)
+
+
+EXACT = [
+    (comprehension_sum, (V4,)),
+    (comprehension_mean_of_squares, (V4,)),
+    (comprehension_max, (V4,)),
+    (comprehension_through_ufunc, (V4,)),
+    (comprehension_dot, (V4,)),
+    (comprehension_builtin_sum, (V4,)),
+    (comprehension_over_rows, (R34,)),
+    (comprehension_of_rows, (R34,)),
+    (comprehension_nested, (V4, V3)),
+    (comprehension_filtered, (V4,)),
+    (comprehension_used_twice, (V4,)),
+    (comprehension_alias, (V4,)),
+    (comprehension_norm, (V4,)),
+    (comprehension_prod, (V4,)),
+    (comprehension_std, (V4,)),
+    (comprehension_stacked, (R34,)),
+    (loop_over_rows, (R34, V4)),
+    (loop_appends_then_ufunc, (V4,)),
+    (loop_enumerate_rows, (R34,)),
+    (loop_enumerate_from_one, (V4,)),
+    (loop_enumerate_from_positional, (V4,)),
+    (loop_zip_rows, (R34, R34B)),
+    (loop_reversed, (V4,)),
+    (loop_over_columns, (R34,)),
+    (loop_over_slice, (V4,)),
+    (loop_rebinds_what_it_iterates, (R34,)),
+    (loop_nested_over_rows, (R34,)),
+    (loop_breaks, (V4,)),
+]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("function,args", EXACT, ids=[f.__name__ for f, _ in EXACT])
+def test_exact(function, args, mode):
+    (check_reverse if mode == "reverse" else check_forward)(function, args)
+
+
+# (function, arguments, wrt, error, the line it is located at (a needle) or None, needles of the message)
+REFUSED = [
+    (loop_changes_a_row_in_place, (R34,), 0, srcad.UnsupportedSyntaxError, "row *= 2.0",
+     ["changing the loop variable `row` in place", "write `row = row * ...`", "store into `B[i]`"]),
+]
+
+
+def _line_of(needle):
+    with open(THIS_FILE) as source:
+        return next(n for n, line in enumerate(source, 1) if line.strip() == needle)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("function,args,wrt,error,line,needles", REFUSED, ids=[r[0].__name__ for r in REFUSED])
+def test_refused(function, args, wrt, error, line, needles, mode):
+    with pytest.raises(error) as info:
+        if mode == "reverse":
+            srcad.grad(function, wrt=wrt)(*args)
+        else:
+            tangents = tuple(np.ones_like(a) if isinstance(a, np.ndarray) else 1.0 for a in args)
+            srcad.jvp(function, args, tangents)
+    message = str(info.value)
+    for needle in needles:
+        assert needle in message, message
+    if line is not None:
+        assert message.startswith(f"{THIS_FILE}:{_line_of(line)}:"), message
