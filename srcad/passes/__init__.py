@@ -21,7 +21,8 @@ Contract:
   ``adjoints`` (reverse mode's adjoint bookkeeping), ``taping`` (reverse
   mode's forward sweep), ``frame`` (the derivative's signature, seed, return
   and tape operations) and ``recompute`` (values the backward sweep
-  recomputes instead of taping).  Facts several passes share live one layer
+  recomputes instead of taping); ``comprehensions`` is the part of
+  ``desugar`` that turns list comprehensions into append loops.  Facts several passes share live one layer
   down, in ``srcad.analysis``.
 
 Example::

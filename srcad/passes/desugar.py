@@ -31,8 +31,9 @@ import gast
 from ..errors import SrcadError, UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
-from ..analysis.blocks import RETURN_VALUE, hoist_from_expressions
+from ..analysis.blocks import RETURN_VALUE
 from . import Transformation
+from .comprehensions import lower_comprehensions
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
@@ -69,31 +70,11 @@ class Desugar(Transformation):
     def transform(self, unit):
         self.unit = unit
         self.result_name = None
-        body = self._loops(self._comprehensions(unit.tree.body))
+        body = self._loops(lower_comprehensions(unit, unit.tree.body))
         body = self._lower_loop_returns(body, top=True)
         body = self._restructure(body, (gast.Return,))
         unit.tree.body = self._single_return(body)
         return True
-
-    # list comprehensions ----------------------------------------------------
-    def _comprehensions(self, block) -> List:
-        """``[e for x in xs if c]`` becomes an append loop before its statement."""
-        result = []
-        for stmt in block:
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                    setattr(stmt, field, self._comprehensions(getattr(stmt, field)))
-            before = []
-            stmt = hoist_from_expressions(stmt, _ComprehensionLowering(self.unit, before), before,
-                                          lambda test: self._refuse_comprehension(test))
-            result += before + [stmt]
-        return result
-
-    def _refuse_comprehension(self, test):
-        for node in gast.walk(test):
-            if isinstance(node, gast.ListComp):
-                raise self.unit.error(node, UnsupportedSyntaxError, "a comprehension in a while test",
-                                      "build the list before the loop")
 
     # for loops -------------------------------------------------------------
     def _loops(self, block) -> List:
@@ -128,10 +109,9 @@ class Desugar(Transformation):
         elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
             start = _enumerate_start(iterator) if builtin is builtins.enumerate else None
             arguments = iterator.args[:1] if builtin is builtins.enumerate else iterator.args
-            if iterator.keywords and builtin is not builtins.enumerate or start is False:
-                raise self.unit.error(iterator, UnsupportedSyntaxError, f"this form of {builtin.__name__}",
-                                      f"write `for i, x in enumerate(xs)` or `enumerate(xs, start)`, "
-                                      f"`zip(xs, ys)`, `reversed(xs)`")
+            if start is False:
+                raise self.unit.error(iterator, UnsupportedSyntaxError, "this form of enumerate",
+                                      "write `for i, x in enumerate(xs)` or `for i, x in enumerate(xs, start)`")
             sequences = [self._hoisted(arg, before, loop) for arg in arguments]
             if builtin is builtins.enumerate:
                 if len(iterator.args) not in (1, 2) or not (isinstance(target, gast.Tuple) and len(target.elts) == 2
@@ -394,37 +374,6 @@ def _assign_item(target, sequence, index):
     assignment = gast.Assign(targets=[target], value=item, type_comment=None)
     syntax.annotate(assignment, LOOP_ITEM, True)
     return assignment
-
-
-class _ComprehensionLowering(gast.NodeTransformer):
-    """Replace list comprehensions by a name, appending the loop that builds it to ``before``."""
-
-    def __init__(self, unit, before):
-        self.unit = unit
-        self.before = before
-
-    def visit_ListComp(self, node):
-        self.generic_visit(node)
-        result = self.unit.namer.fresh("items")
-        renames = {}
-        for generator in node.generators:
-            for target in gast.walk(generator.target):
-                if isinstance(target, gast.Name):
-                    renames[target.id] = self.unit.namer.fresh(target.id)
-        element = syntax.rename(syntax.clone(node.elt), renames)
-        innermost = [syntax.expr_stmt(syntax.call(syntax.dotted(f"{result}.append"), [element]))]
-        for generator in reversed(node.generators):
-            if generator.is_async:
-                raise self.unit.error(node, UnsupportedSyntaxError, "an async comprehension",
-                                      "use a plain loop")
-            for condition in reversed(generator.ifs):
-                innermost = [gast.If(test=syntax.rename(syntax.clone(condition), renames), body=innermost,
-                                     orelse=[])]
-            target = syntax.rename(syntax.clone(generator.target), renames)
-            iterator = syntax.rename(syntax.clone(generator.iter), renames)
-            innermost = [gast.For(target=target, iter=iterator, body=innermost, orelse=[], type_comment=None)]
-        self.before += [syntax.assign(result, gast.List(elts=[], ctx=gast.Load()))] + innermost
-        return syntax.name(result)
 
 
 def _any_of(names):
