@@ -18,6 +18,9 @@ Contract:
 - ``wrt`` is passed to srcad exactly as given (an int, a name, or a tuple of
   them); ``None`` means every argument, as a tuple.  A failed check raises
   ``AssertionError`` saying which function, argument and numbers disagree.
+- ``check_values(f, args, wrt)`` checks the value ``value_and_grad`` (with a
+  seed shaped like the output), ``vjp`` and the forward-mode derivative
+  (``jvp``) return against ``f(*args)``.
 - ``random_input(shape, domain, rng)`` draws an input inside a function's
   domain; ``make_function(text, namespace)`` turns source text into a function
   whose source ``inspect`` (and therefore srcad) can read.
@@ -44,6 +47,7 @@ import numpy as np
 import pytest
 
 import srcad
+import srcad.api
 
 EPS = 1e-6          # relative finite-difference step
 FD_RTOL = 1e-6      # tolerance of finite-difference comparisons
@@ -367,3 +371,35 @@ def check_forward_reverse(f: Callable, args: Sequence, wrt=None, *, rng=None,
     assert _close(forward, reverse, scale, rtol), (
         f"{_label(f)}: forward and reverse mode disagree: <u, Jv> = {forward!r}, "
         f"<J^T u, v> = {reverse!r}")
+
+
+def assert_same_value(value, expected, what: str) -> None:
+    """``value`` has ``expected``'s structure and shapes, and its numbers to 1e-10 (the derivative's
+    forward sweep may fold constants, so bits can differ)."""
+    got, want = leaves(value), leaves(expected)
+    assert len(got) == len(want), f"{what} has {len(got)} arrays, f returns {len(want)}"
+    for g, w in zip(got, want):
+        assert g.shape == w.shape, f"{what} has shape {g.shape}, f returns {w.shape}"
+        scale = max(1.0, float(np.max(np.abs(w), initial=0.0)))
+        np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12 * scale, err_msg=f"{what} is not f's value")
+
+
+def check_values(f: Callable, args: Sequence, wrt=None, *, optimize: bool = True) -> None:
+    """The output ``value_and_grad``, ``vjp`` and ``jvp`` return is ``f(*args)``.
+
+    ``value_and_grad`` gets a random seed shaped like the output (so any ``f``
+    qualifies); the forward-mode derivative with the value is the one ``jvp``
+    builds, taken with respect to ``wrt``.
+    """
+    rng = np.random.default_rng(4)
+    expected = f(*snapshot(args))
+    given = srcad_wrt(f, args, wrt)
+    positions = wrt_positions(f, args, wrt)
+    reverse = srcad.value_and_grad(f, given, optimize=optimize)
+    value, _ = reverse(*snapshot(args), **{reverse.parameters[-1]: like(expected, rng)})
+    assert_same_value(value, expected, f"the value value_and_grad({_label(f)}) returns")
+    assert_same_value(srcad.vjp(f, *snapshot(args))[0], expected, f"the value vjp({_label(f)}) returns")
+    forward = srcad.api._derivative(f, given, "forward", optimize, with_value=True)
+    tangents = random_directions(args, positions, rng)
+    value, _ = forward(*snapshot(args), **dict(zip(forward.parameters[-len(tangents):], tangents)))
+    assert_same_value(value, expected, f"the value jvp({_label(f)}) returns")

@@ -14,6 +14,8 @@ Contract:
   and gradients have their argument's shape.  Inputs are chosen inside each
   function's domain, away from branch switches and loop-exit thresholds, and
   several input sets drive a function down its different branches.
+- The output ``value_and_grad``, ``vjp`` and ``jvp`` return is ``f(*args)``,
+  also when f overwrites its parameters or changes arrays in place.
 - Calling a derivative never writes into the caller's arrays, seeds or
   tangents (bitwise).
 - ``print`` runs once per primal execution, in both modes; ``assert`` is kept.
@@ -40,8 +42,8 @@ import srcad.api
 from srcad import d
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
-from gradcheck import (FD_RTOL, as_tuple, assert_like_argument, fd_directional, inner, leaves, like,
-                       norm, random_directions, same_bits, snapshot, srcad_wrt, wrt_positions)
+from gradcheck import (FD_RTOL, as_tuple, assert_like_argument, check_values, fd_directional, inner, leaves,
+                       like, norm, random_directions, same_bits, snapshot, srcad_wrt, wrt_positions)
 
 THIS_FILE = os.path.abspath(__file__)
 
@@ -2134,6 +2136,12 @@ def check_forward(f, args, wrt, optimize, rng=None, trials=2):
 @pytest.mark.parametrize("function,args,wrt", CASES)
 def test_matches_finite_differences(function, args, wrt, mode, optimize):
     (check_reverse if mode == "reverse" else check_forward)(function, args, wrt, optimize)
+
+
+@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "noopt"])
+@pytest.mark.parametrize("function,args,wrt", CASES)
+def test_value_and_grad_vjp_and_jvp_return_fs_value(function, args, wrt, optimize):
+    check_values(function, fresh(args), wrt, optimize=optimize)
 
 
 def _freeze(value):

@@ -7,6 +7,8 @@ Contract:
   full gradient matches a per-element finite difference.
 - ``test_forward``: the JVP matches the finite-difference directional derivative.
 - ``test_forward_reverse``: ``<u, Jv> = <J^T u, v>`` to relative 1e-10.
+- ``test_values``: the output ``value_and_grad``, ``vjp`` and ``jvp`` return
+  is ``f(*args)``.
 - ``test_every_primal_has_a_row``: each primal registered in either mode (by
   anything but the tests themselves) has a row, so a new rule without a row
   fails here.
@@ -28,7 +30,8 @@ from srcad import d
 from srcad.templates import REGISTRY
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
-from gradcheck import make_function, check_forward, check_forward_reverse, check_grad_full, check_reverse
+from gradcheck import (make_function, check_forward, check_forward_reverse, check_grad_full, check_reverse,
+                       check_values)
 from specs import SPECS, cases, primal_label, primals_used
 
 EXAMPLES_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples")
@@ -59,6 +62,11 @@ def test_forward(case):
 @pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_forward_reverse(case):
     check_forward_reverse(case.function, case.inputs())
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_values(case):
+    check_values(case.function, case.inputs())
 
 
 def _defined_in_tests(rule) -> bool:

@@ -3,7 +3,8 @@
 Contract:
 - ``EXACT``: functions srcad crashed on or differentiated wrongly.  For each
   one, in reverse mode (``vjp``) and forward mode (``jvp``), the derivative
-  matches central finite differences.
+  matches central finite differences, and the output ``value_and_grad``,
+  ``vjp`` and ``jvp`` return is ``f(*args)``.
 - ``REFUSED``: calls srcad cannot differentiate exactly.  Each raises the
   named ``SrcadError`` in both modes, and its message names the construct (at
   its ``file:line`` when it has a place in the source) and a fix.
@@ -18,7 +19,7 @@ import pytest
 import srcad
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
-from gradcheck import check_forward, check_reverse
+from gradcheck import check_forward, check_reverse, check_values
 
 THIS_FILE = os.path.abspath(__file__)
 V4 = np.array([0.3, 0.7, 1.1, 0.5])
@@ -193,6 +194,45 @@ def loop_changes_a_row_in_place(A):
     return np.sum(B ** 2)
 
 
+# ==========================================================================
+# 4. the value value_and_grad returns when f overwrites a parameter
+
+
+def logistic_steps(x, r):
+    for _ in range(3):
+        x = r * x * (1 - x)
+    return x
+
+
+def overwritten_array_and_aux(x):
+    y = x * 1.0
+    for i in range(3):
+        y[i] = y[i] * y[i]
+    return np.sum(y), y
+
+
+def overwritten_aux(x):
+    a = 0.0
+    for i in range(3):
+        a = x * i
+        x = x * 2.0
+    return x, a
+
+
+def appended_aux(x):
+    ys = []
+    for i in range(3):
+        ys.append(x * i)
+    return np.sum(np.array(ys)), ys
+
+
+def stored_element_returned(x):
+    y = x * 1.0
+    for _ in range(2):
+        y[0] = y[0] * 3.0
+    return y[0] + np.sum(y)
+
+
 EXACT = [
     (loop_changes_a_row_in_place, (R34,)),
     (comprehension_sum, (V4,)),
@@ -223,6 +263,8 @@ EXACT = [
     (loop_rebinds_what_it_iterates, (R34,)),
     (loop_nested_over_rows, (R34,)),
     (loop_breaks, (V4,)),
+    (logistic_steps, (0.3, 3.2)),
+    (stored_element_returned, (V3,)),
 ]
 
 
@@ -230,6 +272,33 @@ EXACT = [
 @pytest.mark.parametrize("function,args", EXACT, ids=[f.__name__ for f, _ in EXACT])
 def test_exact(function, args, mode):
     (check_reverse if mode == "reverse" else check_forward)(function, args)
+
+
+@pytest.mark.parametrize("function,args", EXACT, ids=[f.__name__ for f, _ in EXACT])
+def test_values_are_fs(function, args):
+    check_values(function, args)
+
+
+def test_value_and_grad_of_the_logistic_map_is_the_map():
+    value, gradient = srcad.value_and_grad(logistic_steps)(0.3, 3.2)
+    assert value == logistic_steps(0.3, 3.2)
+    assert abs(value - 0.6650851145809918) < 1e-15
+    assert abs(gradient - 1.8516261679923203) < 1e-12
+
+
+@pytest.mark.parametrize("function", [overwritten_array_and_aux, overwritten_aux, appended_aux],
+                         ids=lambda f: f.__name__)
+def test_aux_is_what_f_returns(function):
+    x = V3.copy() if function is overwritten_array_and_aux else 0.5
+    out, aux = function(x.copy() if isinstance(x, np.ndarray) else x)
+    (value, got_aux), _ = srcad.value_and_grad(function, has_aux=True)(x)
+    gradient, also_aux = srcad.grad(function, has_aux=True)(x)
+    for returned in (got_aux, also_aux):
+        np.testing.assert_array_equal(np.asarray(returned), np.asarray(aux))
+    assert value == out
+    _, tangent, forward_aux = srcad.jvp(function, (x,), (np.ones_like(x) if isinstance(x, np.ndarray) else 1.0,),
+                                        has_aux=True)
+    np.testing.assert_array_equal(np.asarray(forward_aux), np.asarray(aux))
 
 
 # (function, arguments, wrt, error, the line it is located at (a needle) or None, needles of the message)
