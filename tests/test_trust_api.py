@@ -226,6 +226,18 @@ def appended_aux(x):
     return np.sum(np.array(ys)), ys
 
 
+def returns_an_alias_of_a_restored_array(x, s):   # fuzz seed 275, minimised
+    k = 0
+    while k < 2:
+        z = np.zeros((2, 3))
+        z[:, 1] = x[:2]   # the backward sweep restores z[:, 1] in place: the returned alias must not see it
+        if s > 0.0:
+            chosen = z
+            return chosen
+        k = k + 1
+    return z * 2.0
+
+
 def stored_element_returned(x):
     y = x * 1.0
     for _ in range(2):
@@ -265,6 +277,7 @@ EXACT = [
     (loop_breaks, (V4,)),
     (logistic_steps, (0.3, 3.2)),
     (stored_element_returned, (V3,)),
+    (returns_an_alias_of_a_restored_array, (V3, 0.5)),
 ]
 
 

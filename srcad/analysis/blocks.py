@@ -257,15 +257,19 @@ def array_names(stmts) -> Set[str]:
 
 def written_names(stmt) -> Set[str]:
     """Names a statement binds or changes in place: ``x = e``, ``a, b = e``, ``A[i] = e`` and
-    ``A[i] += e`` (``A``), and the first argument of a call made as a statement (``add_at(A, ...)``)."""
+    ``A[i] += e`` (``A``), the first argument of a call made as a statement (``add_at(A, ...)``) and the
+    object of a method called as a statement (``ys.pop()``)."""
     if isinstance(stmt, (gast.Assign, gast.AugAssign)):
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
         while isinstance(target, gast.Subscript):
             target = target.value
         return syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
-        first = stmt.value.args[0]
-        return {first.id} if isinstance(first, gast.Name) else set()
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+        call = stmt.value
+        changed = {call.args[0].id} if call.args and isinstance(call.args[0], gast.Name) else set()
+        if isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):
+            changed.add(call.func.value.id)
+        return changed
     return set()
 
 

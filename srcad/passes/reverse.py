@@ -125,9 +125,10 @@ class ReverseMode(Taping, AdjointState, Transformation):
         return True
 
     def _keep_value(self, backward, returned, aux):
-        """With ``with_value``, the value f returns must survive the backward sweep, which restores names
-        (``out = tape.pop()``) and elements: keep it under a name of its own when a restore touches it."""
-        if not self.unit.options.get("with_value"):
+        """With ``with_value`` or an aux output, the value f returns must survive the backward sweep, which
+        restores names (``out = tape.pop()``) and elements: keep it under a name of its own when a restore
+        touches it."""
+        if not self.unit.options.get("with_value") and aux is None:
             return [], returned, aux
         touched = set().union(set(), *[written_names(s) for s in syntax.iter_statements(backward)])
         shown = (syntax.loaded_names(returned) | (syntax.loaded_names(aux) if aux is not None else set())) & touched
