@@ -9,6 +9,9 @@ holds its array) and turns template statements ``d[x] = e`` into code:
 - before a branch or loop, adjoints it touches are defined (``_define``) and
   at the end of each arm or iteration brought back to one state
   (``_reconcile``), so the code is right whichever way control went;
+- an adjoint that is zero throughout a branch or loop (nothing whose own
+  adjoint may be nonzero passes it anything, ``_may_be_nonzero``) is neither
+  defined nor computed there;
 - the adjoint of a list f appends to is a list: one a rule gives as an array
   goes through ``unarray`` (one entry per item) unless the rule's helper is
   one of ``runtime.ITEM_ADJOINTS``, which give lists already.
@@ -29,6 +32,7 @@ from ..runtime.containers import add_lists
 from .activity import carries_derivative, differentiable_operands
 from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
+from .grad_hooks import HOOK
 from ..analysis.expressions import callee_object, constant_index, is_fresh
 from ..runtime import ITEM_ADJOINTS
 
@@ -53,7 +57,34 @@ class AdjointState:
         # bound inside and also somewhere outside (maybe only on some paths): its adjoint may flow out
         inside = bindings_in(block)
         outer |= {n for n in names & bound_inside if self.bindings[n] > inside[n]}
-        return sorted(n for n in names & outer if self.activity.is_active(syntax.name(n)))
+        nonzero = self._may_be_nonzero(block)
+        return sorted(n for n in names & outer if n in nonzero and self.activity.is_active(syntax.name(n)))
+
+    def _may_be_nonzero(self, block) -> set:
+        """Adjoints that can be nonzero somewhere in ``block``'s backward pass.
+
+        Those defined when it starts, and, to a fixed point (a loop's body runs again), whatever a
+        statement whose own adjoint may be nonzero passes its adjoint on to.  Any other adjoint is
+        zero throughout: it is neither defined nor computed, so no product of a zero adjoint with an
+        overflowed value (0 * inf) can make a gradient nan, and the work is saved.  A gradient hook
+        may set its adjoint to anything, so it counts as nonzero.
+        """
+        nonzero, flows = set(self.state), []
+        for inner in syntax.iter_statements(block):
+            if is_append(inner):
+                flows.append((inner.value.func.value.id, syntax.loaded_names(inner.value.args[0])))
+            elif isinstance(inner, gast.Assign) and carries_derivative(inner.value):
+                flows.append((target_name(inner.targets[0]), differentiable_operands(inner.value)))
+            elif syntax.annotation(inner, HOOK) is not None:
+                nonzero.add(inner.value.args[0].id)
+        grown = True
+        while grown:
+            grown = False
+            for target, operands in flows:
+                if target in nonzero and not operands <= nonzero:
+                    nonzero |= operands
+                    grown = True
+        return nonzero
 
     def _own_before_loop(self, touched, body) -> List:
         """Copy, once before the loop, adjoints the loop changes in place but does not own."""
