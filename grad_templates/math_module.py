@@ -83,15 +83,15 @@ def math_atan_tangent(y, x):
     d[y] = d[x] / (1.0 + x * x)
 
 
-@adjoint(math.atan2)
+@adjoint(math.atan2)   # as np.arctan2's (grad_templates/trig.py): finite when x or y is infinite
 def math_atan2_adjoint(z, y, x):
-    d[y] = d[z] * x / (x * x + y * y)
-    d[x] = -d[z] * y / (x * x + y * y)
+    d[y] = d[z] * math.cos(z) / math.hypot(x, y)
+    d[x] = -d[z] * math.sin(z) / math.hypot(x, y)
 
 
 @tangent(math.atan2)
 def math_atan2_tangent(z, y, x):
-    d[z] = (d[y] * x - d[x] * y) / (x * x + y * y)
+    d[z] = (d[y] * math.cos(z) - d[x] * math.sin(z)) / math.hypot(x, y)
 
 
 @adjoint(math.sinh)

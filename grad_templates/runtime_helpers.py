@@ -239,3 +239,28 @@ def xlogy_tangent(z, x, y):
 nondifferentiable(runtime.zeros_like, runtime.reduced_count, runtime.maximum_share, runtime.fmax_share,
                   runtime.fmin_share, runtime.clip_share, runtime.transpose_axes_inverse,
                   reason="it computes zeros, counts or masks")
+
+
+# the products and quotients of derivatives recomputed after a NaN (srcad/runtime/guards.py): away from the
+# exact zeros where they differ, they are ``a * b`` and ``a / b``, and so are their rules
+
+@adjoint(runtime.strong_product)
+def strong_product_adjoint(y, a, b):
+    d[a] = unbroadcast(d[y] * b, a)
+    d[b] = unbroadcast(a * d[y], b)
+
+
+@tangent(runtime.strong_product)
+def strong_product_tangent(y, a, b):
+    d[y] = d[a] * b + a * d[b]
+
+
+@adjoint(runtime.strong_quotient)
+def strong_quotient_adjoint(y, a, b):
+    d[a] = unbroadcast(d[y] / b, a)
+    d[b] = unbroadcast(-d[y] * y / b, b)
+
+
+@tangent(runtime.strong_quotient)
+def strong_quotient_tangent(y, a, b):
+    d[y] = (d[a] - y * d[b]) / b

@@ -8,6 +8,8 @@ the ends of a domain the derivative is infinite, as the formulas give.
 derivative there takes the subgradient 0, like ``np.linalg.norm`` at 0.
 ``np.arctan2`` at ``(0, 0)`` is not even continuous, so its derivative is
 undefined and stays NaN (``docs/singularities.md``).
+Its partial derivatives are written with its output and ``np.hypot``, so
+they are 0, not NaN, where an argument is infinite.
 """
 import numpy as np
 
@@ -76,15 +78,18 @@ def arctan_tangent(y, x):
     d[y] = d[x] / (1.0 + x * x)
 
 
+# x / (x^2 + y^2) and -y / (x^2 + y^2), written as cos(z) / r and -sin(z) / r with r = hypot(x, y): the
+# same numbers, but 0 rather than inf / inf = NaN when x or y is infinite, and no underflow of x^2 + y^2
+
 @adjoint(np.arctan2)
 def arctan2_adjoint(z, y, x):
-    d[y] = unbroadcast(d[z] * x / (x * x + y * y), y)
-    d[x] = unbroadcast(-d[z] * y / (x * x + y * y), x)
+    d[y] = unbroadcast(d[z] * np.cos(z) / np.hypot(x, y), y)
+    d[x] = unbroadcast(-d[z] * np.sin(z) / np.hypot(x, y), x)
 
 
 @tangent(np.arctan2)
 def arctan2_tangent(z, y, x):
-    d[z] = (d[y] * x - d[x] * y) / (x * x + y * y)
+    d[z] = (d[y] * np.cos(z) - d[x] * np.sin(z)) / np.hypot(x, y)
 
 
 @adjoint(np.hypot)

@@ -47,6 +47,7 @@ from .config import config
 from .errors import SrcadError, UnsupportedSyntaxError, located
 from .arguments import (Wrt, integer_argument, mirror_gradients, parameter_names, refused_argument,
                         resolve_wrt)
+from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements
@@ -129,7 +130,10 @@ class Derivative:
                     function = self._scalar_function
                     if function is None or self._scalar_generation != self._generation:
                         function = self._scalar_function_now()
-                    return function(*args)
+                    result = function(*args)
+                    if result.__class__ is float and result == result:
+                        return result
+                    return result if clean(result) else settled(self, result, args, kwargs)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
@@ -145,18 +149,35 @@ class Derivative:
                     # a complex number or array, a str, None...: no real derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
-                return mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
-                                        self.wrt, self.as_tuple, self.options)
-            if scalars and all_scalars(args):
-                return self._scalar_function_now()(*args)
-            if self._rank_variants is not False and not kwargs and args:
-                ranks = float_ranks(args[:self._arity])   # f's own arguments, not seeds or tangents
-                if ranks is not None:
-                    return self._rank_variant(ranks)(*args)
-            return self._compiled(*args, **kwargs)
+                result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
+                                          self.wrt, self.as_tuple, self.options)
+            elif scalars and all_scalars(args):
+                result = self._scalar_function_now()(*args)
+            else:
+                ranks = float_ranks(args[:self._arity]) if self._rank_variants is not False and not kwargs \
+                    and args else None   # f's own arguments, not seeds or tangents
+                result = self._rank_variant(ranks)(*args) if ranks is not None else self._compiled(*args, **kwargs)
+            # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
+            return result if clean(result) else settled(self, result, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             tracebacks.annotate(error)
             raise
+
+    def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
+        """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
+
+        Example::
+
+            strong = derivative.variant(None, "reverse", strong_zeros=True, with_value=True)
+        """
+        dropped = ("tuple_result", "scalar_params", "param_ranks") + (("with_value",) if mode != self.mode else ())
+        kept = {k: v for k, v in self.options.items() if k not in dropped}
+        return _derivative(self.primal(), self.requested_wrt if wrt is None else wrt, mode, kept.pop("optimize", True),
+                           **dict(kept, **options))
+
+    def primal(self) -> Callable:
+        """The function this derivative differentiates, as the user calls it (a bound method bound)."""
+        return self._given if self.bound_self is not None else self._source_function()
 
     def _scalar_function_now(self):
         """The all-scalar variant's function, (re)built when missing or loaded for an older generation."""
@@ -228,10 +249,11 @@ class Derivative:
         key = cache.disk_key(self.func, self.wrt, self.mode, self.options, found)
         entry = _MEMORY.get(key)
         if entry is None:
-            entry = _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options)
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build)
         function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
         if function is None:  # the cached module names something the scope no longer has
-            entry = _MEMORY[key] = _compile_entry(self.func, key, self.wrt, self.mode, self.options, fresh=True)
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build,
+                                                                fresh=True)
             function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
         source, _, _, injected, _ = entry
         function = generated = loader.with_defaults_of(self.func, function)
@@ -274,7 +296,6 @@ def _bind(function, obj):
     return bound
 
 
-_THREAD = threading.local()   # .building: functions this thread is building derivatives of (recursion check)
 _verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import
 
 
@@ -299,37 +320,6 @@ class _Verifying(threading.local):
 
 VERIFYING = _Verifying()
 
-
-
-def _compile_entry(func, key, wrt, mode, options, fresh=False):
-    function_label = func.__name__
-    if not fresh:
-        hit = cache.load(key, function_label)
-        if hit is not None:
-            text, path = hit
-            source = text.partition("\n")[2]
-            meta = loader.read_meta(source)
-            if meta is not None:
-                name, injected = meta
-                try:
-                    return source, loader.compile_text(text, path, key[:12]), name, injected, {}
-                except (SyntaxError, ValueError):   # a damaged file: build it again
-                    pass
-    building = _THREAD.__dict__.setdefault("building", [])
-    if func in building:
-        chain = " -> ".join(f.__name__ for f in building + [func])
-        raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
-                         f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
-    building.append(func)
-    try:
-        generated = build(func, wrt, mode, options)
-    finally:
-        building.pop()
-    source = generated.source
-    path = cache.store(key, function_label, source)
-    text = cache.file_text(key, source)
-    code = loader.compile_text(text, path, f"{function_label}-{key[:12]}")
-    return source, code, generated.function_name, tuple(sorted(generated.injected)), generated.injected
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

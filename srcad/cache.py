@@ -33,10 +33,13 @@ import hashlib
 import os
 import stat
 import tempfile
+import threading
 import warnings
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Callable, Dict, Optional, Tuple
 
+from .errors import SrcadError
+from .frontend import loader
 from .dependencies import Dependencies, collect, describe
 from .frontend.source import unwrap
 from .templates import REGISTRY
@@ -224,3 +227,47 @@ def _remove_quietly(path: str) -> None:
         os.unlink(path)
     except OSError:
         pass
+
+
+_BUILDING = threading.local()   # .building: functions this thread is building derivatives of
+
+
+def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, build: Callable, fresh: bool = False):
+    """``(source, code, function name, injected names, injected values)`` of the derivative under ``key``:
+    read from disk (unless ``fresh``), else made by ``build(func, wrt, mode, options)`` and stored.
+
+    A function whose derivative is being built on this thread and is asked for again calls itself:
+    ``SrcadError`` (srcad cannot differentiate recursion).
+
+    Example::
+
+        entry = compiled_entry(f, key, ("x",), "reverse", {}, pipeline.build)
+    """
+    function_label = func.__name__
+    if not fresh:
+        hit = load(key, function_label)
+        if hit is not None:
+            text, path = hit
+            source = text.partition("\n")[2]
+            meta = loader.read_meta(source)
+            if meta is not None:
+                name, injected = meta
+                try:
+                    return source, loader.compile_text(text, path, key[:12]), name, injected, {}
+                except (SyntaxError, ValueError):   # a damaged file: build it again
+                    pass
+    building = _BUILDING.__dict__.setdefault("building", [])
+    if func in building:
+        chain = " -> ".join(f.__name__ for f in building + [func])
+        raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
+                         f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
+    building.append(func)
+    try:
+        generated = build(func, wrt, mode, options)
+    finally:
+        building.pop()
+    source = generated.source
+    path = store(key, function_label, source)
+    text = file_text(key, source)
+    code = loader.compile_text(text, path, f"{function_label}-{key[:12]}")
+    return source, code, generated.function_name, tuple(sorted(generated.injected)), generated.injected

@@ -42,6 +42,7 @@ from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
 from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
+from .passes.strong_zeros import StrongZeros
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
 from .passes.views import Views
@@ -49,7 +50,8 @@ from .frontend.source import parse_function
 from .version import __version__
 
 PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
-                                    ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup)}
+                                    ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
+                                    StrongZeros)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
@@ -59,9 +61,9 @@ MAX_ROUNDS = 10
 _FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
           "aliasing", "normalize", "versioning", "activity", "complex_values")
 
-PIPELINES: Dict[str, Tuple] = {
-    "reverse": _FRONT + ("reverse", OPTIMIZE),
-    "forward": _FRONT + ("forward", OPTIMIZE),
+PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
+    "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros"),
+    "forward": _FRONT + ("forward", OPTIMIZE, "strong_zeros"),
 }
 
 

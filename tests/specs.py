@@ -524,6 +524,8 @@ SPECS: List[Spec] = [
     Spec(runtime.matmul_rhs_grad, "runtime.matmul_rhs_grad(x, y, z)", MATMUL_GRADS),
     Spec(runtime.dot_lhs_grad, "runtime.dot_lhs_grad(x, y, z)", DOT_GRADS),
     Spec(runtime.dot_rhs_grad, "runtime.dot_rhs_grad(x, y, z)", DOT_GRADS),
+    Spec(runtime.strong_product, "runtime.strong_product(x, y)", BINARY_PY),
+    Spec(runtime.strong_quotient, "runtime.strong_quotient(x, y)", BINARY_PY, domain=("real", "positive")),
     Spec(runtime.digamma, "runtime.digamma(x)", SCALAR, domain="positive"),
     Spec(runtime.polygamma, "runtime.polygamma(2, x)", SCALAR, domain="positive"),
     Spec(runtime.sinc_slope, "runtime.sinc_slope(x)", UNARY),

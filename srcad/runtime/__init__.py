@@ -14,6 +14,8 @@ Contract:
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
+  - ``guards``: products and quotients in which an exact zero wins, for
+    derivatives recomputed after a NaN;
 - A helper is a small function of NumPy values (``add_at`` excepted: it
   accumulates into an array the generated code owns) that never reads or
   writes a user's argument in place.  Every helper has rules of its own in
@@ -60,6 +62,7 @@ from .hooks import insert_grad_of
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
                  extremum_grad, add_lists, add_structures, zeros_like, copied)
 from .gradients import stop_gradient
+from .guards import strong_product, strong_quotient
 
 __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",
            "filled_like", "add_at", "copied", "check_seed", "transpose_axes_inverse",
@@ -80,4 +83,5 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "index_range", "linspace_weights", "linspace_step_weight", "sample_axis",
            "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
            "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
-           "singular_values_tangent", "insert_grad_of", "stop_gradient"]
+           "singular_values_tangent", "insert_grad_of", "stop_gradient",
+           "strong_product", "strong_quotient"]
