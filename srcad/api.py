@@ -139,7 +139,8 @@ class Derivative:
                 if position >= len(args):
                     continue
                 kind = args[position].__class__
-                if kind in _FLOATS or kind is np.ndarray and args[position].dtype.kind == "f":
+                if kind is _ARRAY and args[position].dtype is _FLOAT64 or kind in _FLOATS \
+                        or kind is _ARRAY and args[position].dtype.kind == "f":
                     continue
                 if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
                     raise integer_argument(self.func, position + self._offset, args[position])
@@ -288,6 +289,7 @@ def _stale() -> bool:
 _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
 _CONTAINERS = (tuple, list, dict)
 _FLOATS = frozenset({float, np.float64, np.float32})
+_ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 
 
 def _bind(function, obj):

@@ -43,31 +43,27 @@ import numpy as np
 
 _ARRAY, _F64 = np.ndarray, np.float64
 _vdot = np.vdot
+_FLOAT64 = np.dtype(np.float64)
 
 
 def clean(result) -> bool:
     """Whether ``result`` is a float, a float array or a tuple of them, holding no NaN (quick)."""
     kind = result.__class__
+    if kind is _ARRAY:
+        if result.dtype is not _FLOAT64 and result.dtype.kind != "f":
+            return False
+        # one sum: of the elements when they are few (inf - inf is then a false alarm, checked again), of
+        # their squares otherwise (an infinity cannot make that NaN)
+        total = sum(result.ravel().tolist()) if result.size <= 16 else _vdot(result, result)
+        return total == total or not np.isnan(result).any()
     if kind is float or kind is _F64:
         return result == result
-    if kind is _ARRAY:
-        return result.dtype.kind == "f" and _no_nan(result)
     if kind is tuple:
         for item in result:
-            kind = item.__class__
-            if kind is _ARRAY:
-                if item.dtype.kind != "f" or not _no_nan(item):
-                    return False
-            elif kind is not float and kind is not _F64 or item != item:
+            if not clean(item) or item.__class__ is tuple:
                 return False
         return True
     return False
-
-
-def _no_nan(array) -> bool:
-    """A float array holds no NaN: one sum of squares (which an infinity cannot make NaN)."""
-    total = sum(array.ravel().tolist()) if array.size <= 16 else _vdot(array, array)
-    return total == total or not np.isnan(array).any()   # the small sum: inf - inf is no NaN of the array
 
 
 def nan_in(value, infinite: bool = False) -> bool:
