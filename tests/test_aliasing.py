@@ -341,6 +341,14 @@ def v_tuple_held(x):
     return np.sum(t[0] * x)
 
 
+def v_list_copy_is_shallow(x):
+    a = x * 1.0
+    xs = [a]
+    ys = xs.copy()   # a new list holding the same array
+    ys[0] *= 2.0
+    return np.sum(a * x)
+
+
 def v_float_alias(s):
     t = s
     t += 1.0
@@ -369,6 +377,7 @@ REFUSED = {
     v_unknown_function: ("`C`", "`A`", "C = unknown_view(A).copy()"),
     v_view_index_changed: ("`B`", "`A`", "B = A[i:].copy()"),
     v_tuple_held: ("`A`", "`t`", "A.copy()"),
+    v_list_copy_is_shallow: ("`ys`", "`a`", ".copy()"),
     m_multiply_at: ("np.multiply.at", "A", "assign"),
     m_putmask: ("putmask", "`A`", "np.where"),
     m_shuffle: ("shuffle", "`A`", "assign"),

@@ -177,8 +177,9 @@ def _call_relation(call, objects, local, containers):
     if method:
         receiver = func.value
         name = func.attr
-        if name in _FRESH_METHODS and not call.keywords:
-            return []
+        shallow = name == "copy" and isinstance(receiver, gast.Name) and receiver.id in containers
+        if name in _FRESH_METHODS and not call.keywords and not shallow:
+            return []   # (a list's or dict's ``.copy()`` is shallow: it holds the same arrays)
         arguments = [receiver] + list(call.args)
     else:
         if function is None:
