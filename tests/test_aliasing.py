@@ -377,7 +377,7 @@ REFUSED = {
     v_unknown_function: ("`C`", "`A`", "C = unknown_view(A).copy()"),
     v_view_index_changed: ("`B`", "`A`", "B = A[i:].copy()"),
     v_tuple_held: ("`A`", "`t`", "A.copy()"),
-    v_list_copy_is_shallow: ("`ys`", "`a`", ".copy()"),
+    v_list_copy_is_shallow: ("`ys`", "`a`", "ys = [item.copy() for item in xs]"),
     m_multiply_at: ("np.multiply.at", "A", "assign"),
     m_putmask: ("putmask", "`A`", "np.where"),
     m_shuffle: ("shuffle", "`A`", "assign"),

@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from typing import Dict, List
 
+import copy
+
 import gast
 
 from .. import runtime
@@ -200,5 +202,18 @@ def _fix(name, partner, link) -> str:
     if link.held:
         return (f"put a copy there (`{link.viewer}.copy()` instead of `{link.viewer}` on that line), or "
                 f"write `{link.viewer} = {link.viewer} * ...` to make a new array instead of changing it in place")
+    if _shallow_copy(link.value):
+        return (f"copy the arrays it holds too (`{link.viewer} = [item.copy() for item in {link.base}]`), or "
+                f"change `{link.base}` directly")
     return (f"make `{link.viewer}` its own array (`{link.viewer} = {value}.copy()`), or change "
             f"`{link.base}` directly")
+
+
+def _shallow_copy(value) -> bool:
+    """``xs.copy()``, ``copy.copy(xs)``, ``list(xs)``, ``dict(d)``: a new container holding the same arrays."""
+    if not isinstance(value, gast.Call):
+        return False
+    if isinstance(value.func, gast.Attribute) and value.func.attr == "copy" and not value.args:
+        return True
+    function = syntax.annotation(value.func, "ref")
+    return function is copy.copy or function in (list, dict, tuple)
