@@ -49,6 +49,7 @@ from .arguments import (Wrt, integer_argument, mirror_gradients, parameter_names
                         resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
+from .shared_arguments import shared_arguments_check
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements
 
@@ -105,6 +106,8 @@ class Derivative:
         self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
                                     if n in positional and positional.index(n) >= offset)
         self.options = dict(options, tuple_result=self.as_tuple)
+        # None unless f changes a parameter in place: then f(a, a) is refused (srcad.shared_arguments)
+        self._shared_check = shared_arguments_check(func, offset) if inspect.isfunction(func) else None
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
         self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
         self._scalar_function: Optional[Callable] = None
@@ -134,6 +137,8 @@ class Derivative:
                     if result.__class__ is float and result == result:
                         return result
                     return result if clean(result) else settled(self, result, args, kwargs)
+            if self._shared_check is not None:
+                self._shared_check(args)
             containers = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):

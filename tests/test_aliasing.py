@@ -23,7 +23,7 @@ import srcad
 from aliasing_helpers import pop, push, unknown_view
 from test_language import (a_nested_def_writes_its_argument, a_parameter_written_through_view,  # exact now
                            a_store_through_loop_variable)
-from gradcheck import inner, like, no_disk_cache  # noqa: F401
+from gradcheck import check_forward, check_reverse, inner, like, no_disk_cache  # noqa: F401
 
 THIS_FILE = os.path.abspath(__file__)
 V = np.array([0.2, -0.7, 1.2])
@@ -502,3 +502,40 @@ def test_programs_without_changes_through_shared_memory_are_left_alone():
         B = A.reshape(3)
         return np.sum(B * x)
     assert "shares" not in srcad.source(plain)
+
+
+# --------------------------------------------------------------------------
+# one array passed for two parameters of a function that changes one of them in place
+
+def writes_its_first_argument(x, y):
+    x[0] = x[0] * 3.0
+    return np.sum(x * y)
+
+
+def reads_both_arguments(x, y):
+    return np.sum(np.sin(x) * y)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("second", [lambda a: a, lambda a: a[:2], lambda a: a.reshape(3)],
+                         ids=["same-array", "slice", "reshape"])
+def test_one_array_for_two_parameters_that_f_changes_is_refused(mode, second):
+    a = V.copy()
+    arguments = (a, second(a))
+    with pytest.raises(srcad.AliasingError) as caught:
+        if mode == "reverse":
+            srcad.grad(writes_its_first_argument, wrt=(0, 1))(*arguments)
+        else:
+            srcad.jvp(writes_its_first_argument, arguments, tuple(np.ones_like(v) for v in arguments))
+    message = str(caught.value)
+    assert message.startswith(f"{THIS_FILE}:"), message
+    for words in ("`x` and `y`", "x[0] = x[0] * 3.0", "writes_its_first_argument(a, a.copy())"):
+        assert words in message, message
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_distinct_arrays_or_a_function_that_changes_none_are_differentiated(mode):
+    a = V.copy()
+    check = check_reverse if mode == "reverse" else check_forward
+    check(writes_its_first_argument, (a, a.copy()))
+    check(reads_both_arguments, (a, a))   # nothing is changed in place: sharing is harmless
