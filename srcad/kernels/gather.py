@@ -25,9 +25,11 @@ Contract:
 - Loop order: the store's loops in dimension order (the last dimension,
   contiguous in memory, innermost), then the other loops, which form the
   reduction (``Nest.reduction``): the writer sums over them in a local
-  accumulator and stores once per element.  The reduction loops are ordered
-  so that the variable with the smallest memory stride in the arrays read
-  runs innermost (ties keep the kernel's order).
+  accumulator and stores once per element.  Among the reduction loops,
+  those whose range depends on the element (the window of a convolution:
+  ``r`` in ``p = h2 - r``) run outside, so the innermost loop has a fixed
+  trip count; within each group the variable with the smallest memory
+  stride in the arrays read runs innermost (ties keep the kernel's order).
 
 Example::
 
@@ -161,7 +163,8 @@ def _with_reduction(nest: Nest, outer: List[Loop], inner: List[Loop]) -> Nest:
                 smallest = min(smallest, abs(step) or 10**9)
         return smallest
 
-    ordered = sorted(inner, key=lambda loop: -stride(loop))
+    windowed = {v for expr in lets.values() for v in index_vars(expr)}    # their bounds vary with the element
+    ordered = sorted(inner, key=lambda loop: (loop.var not in windowed, -stride(loop)))
     return replace(nest, loops=tuple(outer) + tuple(ordered), reduction=len(ordered))
 
 
