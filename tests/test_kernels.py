@@ -271,9 +271,11 @@ def test_gather_scatter_and_numpy_agree(case):
     gathered = _python_gradient(kernel, values, seeds, gather=True)
     scattered = _python_gradient(kernel, values, seeds, gather=False)
     vectorized = _python_gradient(kernel, values, seeds, vectorize=True)
+    regrouped = _python_gradient(kernel, values, seeds, vectorize=True, reassociate=True)
     for name in kernel.grad_to:
         np.testing.assert_allclose(gathered[name], scattered[name], rtol=1e-12, atol=1e-10)
         np.testing.assert_allclose(vectorized[name], gathered[name], rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(regrouped[name], gathered[name], rtol=1e-12, atol=1e-10)
 
 
 def test_gradient_leaves_inputs_and_seeds_alone_and_zeroes_gradients():
@@ -316,7 +318,7 @@ def test_gather_form_of_the_pooling_kernel():
 def test_gather_form_of_conv_and_flatten():
     conv = generate(DATA / "grad" / "case6.json")
     assert "for r in range(max(0, h2 - 4), min(2, h2) + 1):\n" in conv and "p = h2 - r" in conv
-    assert "sum_k_r_s += dA[n, k, p, q] * C[k, c, r, s]" in conv and "dB[n, c, h2, h3] = sum_k_r_s" in conv
+    assert "sum_r_s_k += dA[n, k, p, q] * C[k, c, r, s]" in conv and "dB[n, c, h2, h3] = sum_r_s_k" in conv
     assert " if " not in conv and "dB[...] = 0.0" not in conv
     cpp = generate(DATA / "grad" / "case6.json", target="cpp")
     assert "for (int r = std::max(0, h2 - 4); r <= std::min(2, h2); ++r) {" in cpp and "if (" not in cpp

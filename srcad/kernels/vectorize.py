@@ -15,6 +15,9 @@ Contract:
 - Products of factors are contracted with one ``np.einsum``; other
   expressions broadcast (``B[:, None]``, ``.T``) and sum with ``np.sum``.
   Results equal the loop form up to the order of floating-point additions.
+- A nest whose store is ``=`` (it writes every element of its target) but
+  whose Python loops would store to an element more than once zeroes the
+  target first and adds.
 - That reordering happens only with ``reassociate``.  Without it only nests
   that sum nothing are printed (elementwise maps, each element computed by
   the same operations in the same order as the loops), products broadcast
@@ -33,10 +36,11 @@ Example::
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
-from .loops import Loop, Nest, tighten
-from .model import (Access, Binary, Expr, Neg, Number, Sum, accesses, affine, from_affine,
+from .loops import Fill, Loop, Nest, tighten
+from .model import (Access, Binary, Expr, IVar, Neg, Number, Sum, accesses, affine, from_affine,
                     index_vars, interval, show_index)
 
 _ATOM, _SUM, _PRODUCT = 9, 1, 2
@@ -100,8 +104,14 @@ class Vectorizer:
         if not self.reassociate and summed:
             return False              # NumPy would sum in its own order
         looped = self._choose_loops(nest, extents)
-        if looped is None or looped >= set(extents) or (nest.store.op == "=" and looped & summed):
+        if looped is None or looped >= set(extents):
             return False
+        implicit = {loop.var for loop in nest.loops} - stored
+        in_arithmetic = {v for index in nest.store.indices if not isinstance(index, IVar) for v in index_vars(index)}
+        if nest.store.op == "=" and looped & (implicit | in_arithmetic):
+            # a Python loop stores to some elements more than once: zero the target (the nest covers it), then add
+            self.writer.fill(Fill(nest.store.name, nest.store.shape, Number(0.0)))
+            nest = replace(nest, store=replace(nest.store, op="+="))
         store = nest.store
         for access in [Access(store.name, store.shape, store.indices)] + list(accesses(store.value)):
             for index, extent in zip(access.indices, access.shape):
