@@ -6,10 +6,11 @@ grad_to}``; its kernel is index notation such as::
     A<8, 8>[i, j] = (B<10, 8>[i, j] + B<10, 8>[i + 1, j] + B<10, 8>[i + 2, j]) / 3.0;
 
 Contract:
-- ``generate(case, target="python"|"cpp", gather=True, vectorize=False)``
-  returns the generated source text (deterministic, readable, commented
-  with the statements it comes from).  ``case`` is a path, JSON text, a
-  dict or an analysed ``Kernel``.
+- ``generate(case, target="python"|"cpp", gather=True, vectorize=False,
+  reassociate=False)`` returns the generated source text (deterministic,
+  readable, commented with the statements it comes from).  ``case`` is a
+  path, JSON text, a dict or an analysed ``Kernel``.  Values are evaluated
+  in the order the kernel is written unless ``reassociate`` (``order.py``).
 - ``load_python(case, ...)`` executes the generated Python module and
   returns its namespace (the forward kernel and the gradient by name).
 - ``gradient_params(case)`` / ``forward_params(case)`` list the generated
