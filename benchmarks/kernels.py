@@ -4,7 +4,8 @@ Run ``python benchmarks/kernels.py``.
 
 Contract:
 - For each kernel below it generates the Python module twice, with loops
-  (gather form) and with ``vectorize=True``, checks that both give the same
+  (gather form) and with ``vectorize=True, reassociate=True`` (contractions
+  as ``np.einsum``), checks that both give the same
   forward result and gradient on random inputs, then times the forward
   kernel and the gradient of each (median of 5 rounds, each round a loop
   long enough to time) and prints a table: times in milliseconds and the
@@ -42,7 +43,7 @@ def measure(case: dict):
     grad_args = [rng.uniform(-10, 10, shape) for _, shape in gradient_params(kernel)]
     results, times = [], []
     for vectorize in (False, True):
-        module = load_python(kernel, vectorize=vectorize)
+        module = load_python(kernel, vectorize=vectorize, reassociate=vectorize)   # einsum sums in its own order
         forward, gradient = module[f"{kernel.name}_forward"], module[kernel.name]
         f_args, g_args = [a.copy() for a in inputs], [a.copy() for a in grad_args]
         forward(*f_args)

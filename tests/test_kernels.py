@@ -121,6 +121,9 @@ EXTRA = {
                 lambda v: {"y": v["x"][::-1] * v["x"] / (v["x"] ** 2 + 1.0)}),
     "diagonal": (_case("diagonal", ["x"], ["y"], "y<4, 4>[i, i] = x<4, 4>[i, i] * x<4, 4>[i, k];", ["x"]),
                  lambda v: {"y": _with_diagonal(v["y"], np.diag(v["x"]) * v["x"].sum(axis=1))}),
+    "scaled_by_sum": (_case("scaled_by_sum", ["B"], ["A"], "A<4>[i] = A<4>[i] * B<4, 3>[i, k] - B<4, 3>[i, k];",
+                            ["A", "B"]),
+                      lambda v: {"A": v["A"] * v["B"].sum(axis=1) - v["B"].sum(axis=1)}),
     "int_division": (_case("int_division", ["B"], ["A"], "A<9>[i] = (B<9>[i] - 7) / 2 + B<9>[i] * 2.5 - B<9>[i] / 3;",
                            data_type="int"),
                      lambda v: {"A": np.trunc(np.trunc((v["B"] - 7) / 2) + v["B"] * 2.5 - np.trunc(v["B"] / 3))}),
@@ -271,9 +274,11 @@ def test_gather_scatter_and_numpy_agree(case):
     gathered = _python_gradient(kernel, values, seeds, gather=True)
     scattered = _python_gradient(kernel, values, seeds, gather=False)
     vectorized = _python_gradient(kernel, values, seeds, vectorize=True)
+    regrouped = _python_gradient(kernel, values, seeds, vectorize=True, reassociate=True)
     for name in kernel.grad_to:
         np.testing.assert_allclose(gathered[name], scattered[name], rtol=1e-12, atol=1e-10)
         np.testing.assert_allclose(vectorized[name], gathered[name], rtol=1e-12, atol=1e-10)
+        np.testing.assert_allclose(regrouped[name], gathered[name], rtol=1e-12, atol=1e-10)
 
 
 def test_gradient_leaves_inputs_and_seeds_alone_and_zeroes_gradients():
@@ -315,9 +320,13 @@ def test_gather_form_of_the_pooling_kernel():
 
 def test_gather_form_of_conv_and_flatten():
     conv = generate(DATA / "grad" / "case6.json")
-    assert "p = h2 - r" in conv and "if 0 <= p < 5:" in conv and "dB[n, c, h2, h3] +=" in conv
+    assert "for r in range(max(0, h2 - 4), min(2, h2) + 1):\n" in conv and "p = h2 - r" in conv
+    assert "sum_r_s_k += dA[n, k, p, q] * C[k, c, r, s]" in conv and "dB[n, c, h2, h3] = sum_r_s_k" in conv
+    assert " if " not in conv and "dB[...] = 0.0" not in conv
+    cpp = generate(DATA / "grad" / "case6.json", target="cpp")
+    assert "for (int r = std::max(0, h2 - 4); r <= std::min(2, h2); ++r) {" in cpp and "if (" not in cpp
     flatten = generate(DATA / "grad" / "case8.json")
-    assert "i = 16*h0 + h1" in flatten and "dA[h0, h1] += dB[i]" in flatten
+    assert "i = 16*h0 + h1" in flatten and "dA[h0, h1] = dB[i]" in flatten
 
 
 _STORE = re.compile(r"^\s*[A-Za-z_]\w*((?:\[[^\]]*\])+)\s*(?:\+=|=)", re.M)
@@ -349,11 +358,13 @@ def test_output_is_deterministic():
 
 
 def test_vectorized_code_uses_numpy():
-    code = generate(DATA / "grad" / "case4.json", vectorize=True)
+    code = generate(DATA / "grad" / "case4.json", vectorize=True, reassociate=True)
     assert "A[...] = np.einsum('ik,kj->ij', B, C)" in code
-    assert "dC[...] += np.einsum('ij,ik->kj', dA, B)" in code
+    assert "dC[...] = np.einsum('ij,ik->kj', dA, B)" in code
     pool = generate(DATA / "grad" / "case10.json", vectorize=True)
     assert "dB[1:9, :] += dA / 3.0" in pool
+    in_order = generate(DATA / "grad" / "case4.json", vectorize=True)
+    assert "einsum" not in in_order and "sum_k += B[i, k] * C[k, j]" in in_order
 
 
 # --------------------------------------------------------------------------

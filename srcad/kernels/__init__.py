@@ -6,10 +6,11 @@ grad_to}``; its kernel is index notation such as::
     A<8, 8>[i, j] = (B<10, 8>[i, j] + B<10, 8>[i + 1, j] + B<10, 8>[i + 2, j]) / 3.0;
 
 Contract:
-- ``generate(case, target="python"|"cpp", gather=True, vectorize=False)``
-  returns the generated source text (deterministic, readable, commented
-  with the statements it comes from).  ``case`` is a path, JSON text, a
-  dict or an analysed ``Kernel``.
+- ``generate(case, target="python"|"cpp", gather=True, vectorize=False,
+  reassociate=False)`` returns the generated source text (deterministic,
+  readable, commented with the statements it comes from).  ``case`` is a
+  path, JSON text, a dict or an analysed ``Kernel``.  Values are evaluated
+  in the order the kernel is written unless ``reassociate`` (``order.py``).
 - ``load_python(case, ...)`` executes the generated Python module and
   returns its namespace (the forward kernel and the gradient by name).
 - ``gradient_params(case)`` / ``forward_params(case)`` list the generated
@@ -42,7 +43,7 @@ def _kernel(case) -> Kernel:
 
 
 def generate(case: Union[str, dict, Kernel], target: str = "python", gather: bool = True,
-             vectorize: bool = False) -> str:
+             vectorize: bool = False, reassociate: bool = False) -> str:
     """The generated source of ``case`` for ``target`` ('python' or 'cpp').
 
     Example::
@@ -54,16 +55,17 @@ def generate(case: Union[str, dict, Kernel], target: str = "python", gather: boo
     kernel = _kernel(case)
     if target == "python":
         from .emit_python import python_module
-        return python_module(kernel, gather=gather, vectorize=vectorize)
+        return python_module(kernel, gather=gather, vectorize=vectorize, reassociate=reassociate)
     if target == "cpp":
         if vectorize:
             raise KernelError("--vectorize applies to the Python target only")
         from .emit_cpp import cpp_source
-        return cpp_source(kernel, gather=gather)
+        return cpp_source(kernel, gather=gather, reassociate=reassociate)
     raise KernelError(f"unknown target {target!r}; use one of {', '.join(TARGETS)}")
 
 
-def load_python(case: Union[str, dict, Kernel], gather: bool = True, vectorize: bool = False) -> dict:
+def load_python(case: Union[str, dict, Kernel], gather: bool = True, vectorize: bool = False,
+                reassociate: bool = False) -> dict:
     """Execute the generated Python module of ``case``; its namespace.
 
     Example::
@@ -73,7 +75,7 @@ def load_python(case: Union[str, dict, Kernel], gather: bool = True, vectorize: 
         ['k', 'k_forward']
     """
     kernel = _kernel(case)
-    source = generate(kernel, "python", gather=gather, vectorize=vectorize)
+    source = generate(kernel, "python", gather=gather, vectorize=vectorize, reassociate=reassociate)
     namespace: dict = {"__name__": f"srcad_kernel_{kernel.name}"}
     exec(compile(source, f"<srcad kernel {kernel.name}>", "exec"), namespace)
     return namespace

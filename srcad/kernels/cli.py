@@ -6,8 +6,10 @@ Contract:
 - ``srcad kernel CASE.json`` prints the generated Python module; ``-o FILE``
   writes it to FILE instead; ``--target cpp`` prints C++; ``--scatter``
   keeps gradient stores in scatter form (gather form is the default);
-  ``--vectorize`` (Python only) uses NumPy for contractions and elementwise
-  maps.
+  ``--vectorize`` (Python only) uses NumPy for elementwise maps and, with
+  ``--reassociate``, ``np.einsum`` for contractions.  ``--reassociate``
+  lets sums be regrouped (see ``order.py``); by default every value is
+  evaluated in the order the kernel is written.
 - Problems with the case raise ``KernelError`` (a ``SrcadError``), which
   the ``srcad`` command prints without a traceback and exits with 1; a
   kernel that does not parse is reported at its line and column.
@@ -44,13 +46,18 @@ def add_command(commands) -> argparse.ArgumentParser:
     kernel.add_argument("--scatter", action="store_true",
                         help="keep gradient stores in scatter form (dB[i + 1] += ...) instead of gather form")
     kernel.add_argument("--vectorize", action="store_true",
-                        help="python target: use np.einsum and slices for contractions and elementwise maps")
+                        help="python target: use NumPy slices for elementwise maps (and, with --reassociate, "
+                             "np.einsum for contractions)")
+    kernel.add_argument("--reassociate", action="store_true",
+                        help="allow regrouping floating-point sums (alpha * sum(B * C) instead of adding "
+                             "alpha * B * C term by term); the header says so")
     return kernel
 
 
 def run(args: argparse.Namespace, out) -> int:
     """Generate the code ``args`` ask for; write it to ``args.output`` or ``out``; the exit status."""
-    code = generate(args.case, target=args.target, gather=not args.scatter, vectorize=args.vectorize)
+    code = generate(args.case, target=args.target, gather=not args.scatter, vectorize=args.vectorize,
+                    reassociate=args.reassociate)
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:

@@ -19,7 +19,17 @@ Contract:
   * anything else (``i*j``, ``(i + j) // 2`` ...): loop over ``h`` and every
     variable, guarded by ``g == h`` (correct, slower).
   Variables no dimension determines keep their loops; ``loops.tighten``
-  then folds guards on a single variable into its loop bounds.
+  then folds guards on a single variable into its loop bounds and
+  ``loops.bound_loops`` turns range guards such as ``0 <= h2 - r < 5`` into
+  bounds of the innermost loop (``max(0, h2 - 4) <= r <= min(2, h2)``).
+- Loop order: the store's loops in dimension order (the last dimension,
+  contiguous in memory, innermost), then the other loops, which form the
+  reduction (``Nest.reduction``): the writer sums over them in a local
+  accumulator and stores once per element.  Among the reduction loops,
+  those whose range depends on the element (the window of a convolution:
+  ``r`` in ``p = h2 - r``) run outside, so the innermost loop has a fixed
+  trip count; within each group the variable with the smallest memory
+  stride in the arrays read runs innermost (ties keep the kernel's order).
 
 Example::
 
@@ -29,15 +39,15 @@ Example::
     >>> nest = Nest((Loop("i", 0, 8),), (), Store("dB", (10,), (IBin("+", i, IConst(1)),), "+=",
     ...             Access("dA", (8,), (i,))))
     >>> g = gather(nest, {"i", "dA", "dB"}); g.loops, g.store.indices
-    ((Loop(var='h0', start=1, stop=9, step=1),), (IVar(name='h0'),))
+    ((Loop(var='h0', start=1, stop=9, step=1, lows=(), highs=()),), (IVar(name='h0'),))
 """
 from __future__ import annotations
 
 from dataclasses import replace
 from typing import Dict, Iterable, List, Optional, Set
 
-from .loops import Guard, Let, Loop, Nest, Step, is_empty, tighten
-from .model import IBin, IConst, Index, IVar, affine, from_affine, index_vars, interval
+from .loops import Guard, Let, Loop, Nest, Step, bound_loops, is_empty, tighten
+from .model import IBin, IConst, Index, IVar, accesses, affine, from_affine, index_vars, interval, substitute
 
 
 def _solve(form, var: str, position: Index) -> tuple:
@@ -63,10 +73,11 @@ def _solve(form, var: str, position: Index) -> tuple:
 def gather(nest: Nest, taken: Iterable[str]) -> Optional[Nest]:
     """The gather form of a scatter nest (see the module docstring); None if it stores nothing."""
     store = nest.store
-    if all(isinstance(i, (IVar, IConst)) for i in store.indices) and \
-            len({i for i in store.indices if isinstance(i, IVar)}) == \
-            len([i for i in store.indices if isinstance(i, IVar)]):
-        return _checked(nest)
+    plain = [i.name for i in store.indices if isinstance(i, IVar)]
+    if all(isinstance(i, (IVar, IConst)) for i in store.indices) and len(set(plain)) == len(plain):
+        by_var = {loop.var: loop for loop in nest.loops}
+        outer = [by_var[v] for v in plain]
+        return _checked(_with_reduction(nest, outer, [loop for loop in nest.loops if loop.var not in plain]))
     extents = {loop.var: loop.stop for loop in nest.loops}
     ranges = {loop.var: loop.range for loop in nest.loops}
     names: Set[str] = set(taken) | set(extents)
@@ -117,14 +128,48 @@ def gather(nest: Nest, taken: Iterable[str]) -> Optional[Nest]:
             recover(var, expr, guard)
         else:
             steps.append(Guard(IBin("-", index, IVar(h)), 0, 1))   # brute force: index == h
-    all_loops = [loops[d] for d in sorted(loops)] + extra + [Loop(v, 0, extents[v]) for v in free]
     new_indices = tuple(IVar(loops[d].var) if d in loops else indices[d] for d in range(len(indices)))
-    gathered = Nest(tuple(all_loops), tuple(steps), replace(store, indices=new_indices))
-    return _checked(gathered)
+    gathered = Nest(nest.loops, tuple(steps), replace(store, indices=new_indices))
+    return _checked(_with_reduction(gathered, [loops[d] for d in sorted(loops)],
+                                    extra + [Loop(v, 0, extents[v]) for v in free]))
+
+
+def _with_reduction(nest: Nest, outer: List[Loop], inner: List[Loop]) -> Nest:
+    """``nest`` looping over ``outer`` then ``inner`` (innermost the smallest stride), summed over ``inner``."""
+    lets: Dict[str, Index] = {}
+    for step in nest.steps:
+        if isinstance(step, Let):
+            lets[step.var] = substitute(step.expr, lets)
+    reads = [access for access in accesses(nest.store.value) if access.shape]
+
+    def stride(loop: Loop) -> float:
+        smallest = float("inf")
+        for access in reads:
+            step, used = 0, False
+            for dim, index in enumerate(access.indices):
+                index = substitute(index, lets)
+                if loop.var not in index_vars(index):
+                    continue
+                used = True
+                form = affine(index)
+                if form is None:
+                    step = 10**9
+                    break
+                trailing = 1
+                for extent in access.shape[dim + 1:]:
+                    trailing *= extent
+                step += form[0].get(loop.var, 0) * trailing
+            if used:
+                smallest = min(smallest, abs(step) or 10**9)
+        return smallest
+
+    windowed = {v for expr in lets.values() for v in index_vars(expr)}    # their bounds vary with the element
+    ordered = sorted(inner, key=lambda loop: (loop.var not in windowed, -stride(loop)))
+    return replace(nest, loops=tuple(outer) + tuple(ordered), reduction=len(ordered))
 
 
 def _checked(nest: Nest) -> Optional[Nest]:
-    nest = tighten(nest)
+    nest = bound_loops(tighten(nest))
     return None if is_empty(nest) else nest
 
 

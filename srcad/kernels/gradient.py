@@ -95,12 +95,32 @@ def backprop(expr: Expr, adjoint: Expr, loops: Tuple[Tuple[str, int], ...], want
         backprop(expr.right, neg(quotient), loops, wanted, out)
 
 
+def add_like(total: Expr, term: Expr) -> Expr:
+    """``total + term``, with like terms combined where that rounds exactly as the sum would.
+
+    ``x + x`` becomes ``2.0 * x`` and ``2.0 * x + x`` becomes ``3.0 * x``: in
+    floating point ``x + x`` is exactly ``2x``, so both round the same as the
+    additions.  A fourth ``x`` is added as is (``3.0 * x`` is already
+    rounded, so ``4.0 * x`` could differ), as is a like term after others.
+
+    Example::
+
+        >>> x = Binary("*", Access("dB", (2,), ()), Access("A", (2,), ()))
+        >>> add_like(add_like(x, x), x) == Binary("*", Number(3.0), x)
+        True
+    """
+    for count in (1.0, 2.0):
+        if total == (term if count == 1.0 else mul(Number(count), term)):
+            return mul(Number(count + 1.0), term)
+    return add(total, term)
+
+
 def merged(parts: List[tuple]) -> List[tuple]:
-    """Contributions with the same array, subscript and loops added into one."""
+    """Contributions with the same array, subscript and loops added into one (like terms combined)."""
     groups: Dict[tuple, Expr] = {}
     for access, loops, value in parts:
         key = (access.name, access.version, access.indices, loops)
-        groups[key] = add(groups[key], value) if key in groups else value
+        groups[key] = add_like(groups[key], value) if key in groups else value
     return [(key, value) for key, value in groups.items()]
 
 

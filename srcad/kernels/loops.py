@@ -1,32 +1,43 @@
 """Loop nests: the target-independent form of generated kernel code.
 
 Contract:
-- A ``Nest`` is ``for`` loops with constant bounds, then ``Let`` bindings and
-  ``Guard`` conditions (each placed by the writer right after the loop that
-  binds the last variable it uses), then one ``Store`` ``name[indices] op
-  value`` with ``op`` ``=`` or ``+=``.  Values are model expressions whose
-  accesses already carry the names the generated code uses; a ``Sum`` in a
-  value becomes an accumulator loop in front of the store.
+- A ``Nest`` is ``for`` loops, then ``Let`` bindings and ``Guard``
+  conditions (each placed by the writer right after the loop that binds the
+  last variable it uses), then one ``Store`` ``name[indices] op value`` with
+  ``op`` ``=`` or ``+=``.  Values are model expressions whose accesses
+  already carry the names the generated code uses; a ``Sum`` in a value
+  becomes an accumulator loop in front of the store.  With ``reduction = n``
+  the last n loops add ``value`` into a local accumulator, which is stored
+  once after them (``name[indices] op accumulator``).
+- A loop runs from ``start`` to ``stop`` (exclusive) by ``step``, and also
+  stays within its symbolic bounds: ``var >= low`` for each of ``lows``,
+  ``var <= high`` for each of ``highs`` (index expressions of outer loop
+  variables).  A guard with ``enforced`` set holds by those bounds: it prints
+  nothing but still tells the writer the ranges of its variables.
 - ``Fill`` sets a whole array to a number or to a copy of another array;
   ``Comment`` is a comment line.  A ``Function`` is a name, parameters,
   local arrays and a body of these items.
 - ``tighten(nest)`` folds guards on one loop variable into that loop's
   bounds (``1 <= h < 9`` becomes ``range(1, 9)``, ``h % 2 == 0`` a step) and
-  drops guards that always hold.
+  drops guards that always hold.  ``bound_loops(nest)`` turns the remaining
+  range guards on an affine expression into symbolic bounds of the innermost
+  loop it uses (``0 <= h2 - r < 5`` becomes ``max(0, h2 - 4) <= r <= min(2,
+  h2)``), so no condition is tested inside the loops.
 
 Example::
 
     >>> from srcad.kernels.model import IBin, IConst, IVar, Number
     >>> nest = Nest((Loop("h", 0, 10),), (Guard(IVar("h"), 1, 9),), Store("dB", (10,), (IVar("h"),), "+=", Number(1.0)))
     >>> tighten(nest).loops
-    (Loop(var='h', start=1, stop=9, step=1),)
+    (Loop(var='h', start=1, stop=9, step=1, lows=(), highs=()),)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from typing import Dict, List, Optional, Tuple, Union
 
-from .model import Expr, IConst, Index, IVar, Number, Range, affine, index_vars, interval, substitute
+from .model import (Expr, IConst, Index, IVar, Number, Range, affine, from_affine, index_vars, interval,
+                    substitute)
 
 
 @dataclass(frozen=True)
@@ -35,6 +46,8 @@ class Loop:
     start: int
     stop: int
     step: int = 1
+    lows: Tuple["Index", ...] = ()      # var >= each (inclusive), besides start
+    highs: Tuple["Index", ...] = ()     # var <= each (inclusive), besides stop - 1
 
     @property
     def range(self) -> Range:
@@ -56,6 +69,7 @@ class Guard:
     low: Optional[int] = None
     high: Optional[int] = None
     divisor: Optional[int] = None
+    enforced: bool = False         # true by the loop bounds: prints nothing, narrows ranges
 
 
 Step = Union[Let, Guard]
@@ -75,6 +89,12 @@ class Nest:
     loops: Tuple[Loop, ...]
     steps: Tuple[Step, ...]
     store: Store
+    reduction: int = 0       # the last ``reduction`` loops sum into an accumulator, stored once
+
+    @property
+    def store_loops(self) -> Tuple[Loop, ...]:
+        """The loops outside the reduction (all of them when there is none)."""
+        return self.loops[:len(self.loops) - self.reduction]
 
 
 @dataclass(frozen=True)
@@ -182,6 +202,86 @@ def tighten(nest: Nest) -> Nest:
             narrow(ranges, step)
         steps.append(step)
     return replace(tightened, steps=tuple(steps))
+
+
+def bound_loops(nest: Nest) -> Nest:
+    """``nest`` with range guards on affine expressions turned into symbolic loop bounds.
+
+    A guard ``low <= a*v + rest < high`` (``a`` = +-1, ``v`` the innermost
+    loop it uses, ``rest`` over outer loops, lets substituted) becomes bounds
+    of v's loop and stays as an enforced guard, so the writer still knows
+    the range of its expression.  Guards the loop ranges already satisfy go.
+
+    Example::
+
+        >>> from srcad.kernels.model import IBin, show_index
+        >>> h, r = IVar("h"), IVar("r")
+        >>> nest = Nest((Loop("h", 0, 7), Loop("r", 0, 3)), (Let("p", IBin("-", h, r)), Guard(IVar("p"), 0, 5)),
+        ...             Store("dB", (7,), (h,), "=", Number(1.0)))
+        >>> [show_index(e) for e in bound_loops(nest).loops[1].lows + bound_loops(nest).loops[1].highs]
+        ['h - 4', 'h']
+    """
+    order = {loop.var: position for position, loop in enumerate(nest.loops)}
+    loops = list(nest.loops)
+    lets: Dict[str, Index] = {}
+    steps: List[Step] = []
+    for step in nest.steps:
+        if isinstance(step, Let):
+            lets[step.var] = substitute(step.expr, lets)
+        elif step.divisor is None and not step.enforced:
+            bounded = _symbolic_bounds(step, affine(substitute(step.expr, lets)), order, loops)
+            if bounded:
+                step = replace(step, enforced=True)
+        steps.append(step)
+    return replace(nest, loops=tuple(loops), steps=tuple(steps))
+
+
+def _symbolic_bounds(guard: Guard, form, order: Dict[str, int], loops: List[Loop]) -> bool:
+    """Add ``guard`` as bounds of the innermost loop of its affine ``form``; whether that was possible."""
+    if form is None or not form[0] or any(v not in order for v in form[0]):
+        return False
+    coefficients, constant = form
+    var = max(coefficients, key=order.get)
+    position = order[var]
+    loop = loops[position]
+    if abs(coefficients[var]) != 1 or loop.step != 1:
+        return False
+    sign = coefficients[var]
+    rest = {v: -sign * c for v, c in coefficients.items() if v != var}   # var = sign * (value - rest)
+    outer = {other.var: other.range for other in loops[:position]}
+    low = -10**18 if guard.low is None else guard.low
+    high = 10**18 if guard.high is None else guard.high - 1
+    # low <= sign*var + (-sign)*rest_sum + constant <= high, solved for var
+    first, last = (low - constant, high - constant) if sign == 1 else (constant - high, constant - low)
+    lows, highs = list(loop.lows), list(loop.highs)
+    start, stop = loop.start, loop.stop
+    for bound, into in ((first, lows), (last, highs)):
+        if abs(bound) >= 10**17:
+            continue
+        expr = from_affine(rest, bound) if rest else IConst(bound)
+        smallest, largest = interval(expr, outer)
+        if into is lows:
+            if smallest == largest:
+                start = max(start, smallest)
+            elif largest > start:
+                lows.append(expr)
+        else:
+            if smallest == largest:
+                stop = min(stop, largest + 1)
+            elif smallest < stop - 1:
+                highs.append(expr)
+    loops[position] = replace(loop, start=start, stop=max(start, stop), lows=tuple(lows), highs=tuple(highs))
+    return True
+
+
+def loop_range(loop: Loop, ranges: Dict[str, Range]) -> Range:
+    """The inclusive range of ``loop``'s variable, its symbolic bounds evaluated over ``ranges``."""
+    low, high = loop.range
+    for bound in loop.lows:
+        low = max(low, interval(bound, ranges)[0])
+    for bound in loop.highs:
+        high = min(high, interval(bound, ranges)[1])
+    return low, high
 
 
 def is_empty(nest: Nest) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import replace
 from typing import Callable, Dict, List, Sequence, Tuple
 
 from .loops import Comment, Function, Item, Loop, Nest, Param, Store, bound_guards
-from .model import Access, Expr, Index, IVar, Kernel, Statement, map_accesses
+from .model import Expr, Index, IVar, Kernel, Statement, map_accesses
 
 Rename = Callable[[str, int], str]
 

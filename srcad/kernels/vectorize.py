@@ -15,6 +15,13 @@ Contract:
 - Products of factors are contracted with one ``np.einsum``; other
   expressions broadcast (``B[:, None]``, ``.T``) and sum with ``np.sum``.
   Results equal the loop form up to the order of floating-point additions.
+- A nest whose store is ``=`` (it writes every element of its target) but
+  whose Python loops would store to an element more than once zeroes the
+  target first and adds.
+- That reordering happens only with ``reassociate``.  Without it only nests
+  that sum nothing are printed (elementwise maps, each element computed by
+  the same operations in the same order as the loops), products broadcast
+  pairwise as written, and everything else keeps its loops.
 
 Example::
 
@@ -24,15 +31,16 @@ Example::
     >>> i, j, k = IVar("i"), IVar("j"), IVar("k")
     >>> value = Sum(("k",), (3,), Binary("*", Access("B", (2, 3), (i, k)), Access("C", (3, 4), (k, j))))
     >>> nest = Nest((Loop("i", 0, 2), Loop("j", 0, 4)), (), Store("A", (2, 4), (i, j), "=", value))
-    >>> w = PythonWriter("float", {"A", "B", "C"}); Vectorizer(w).emit(nest), w.lines
+    >>> w = PythonWriter("float", {"A", "B", "C"}); Vectorizer(w, reassociate=True).emit(nest), w.lines
     (True, ["A[...] = np.einsum('ik,kj->ij', B, C)"])
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Dict, List, Optional, Set, Tuple
 
-from .loops import Loop, Nest, tighten
-from .model import (Access, Binary, Expr, Index, Neg, Number, Sum, accesses, affine, from_affine,
+from .loops import Fill, Loop, Nest, tighten
+from .model import (Access, Binary, Expr, IVar, Neg, Number, Sum, accesses, affine, from_affine,
                     index_vars, interval, show_index)
 
 _ATOM, _SUM, _PRODUCT = 9, 1, 2
@@ -42,8 +50,9 @@ Term = Tuple[str, Tuple[str, ...], int]      # code, axes (variables), precedenc
 class Vectorizer:
     """Print nests as NumPy statements; see the module docstring."""
 
-    def __init__(self, writer):
+    def __init__(self, writer, reassociate: bool = False):
         self.writer = writer
+        self.reassociate = reassociate
 
     # -- choosing which variables stay loops
     def _dims_ok(self, access_indices, looped: Set[str]) -> Optional[Set[str]]:
@@ -90,9 +99,19 @@ class Vectorizer:
             self.bounds.update({v: (0, n) for v, n in zip(total.vars, total.extents)})
         extents = {v: stop - start for v, (start, stop) in self.bounds.items()}
         ranges = {v: (start, stop - 1) for v, (start, stop) in self.bounds.items()}
+        stored = {v for index in nest.store.indices for v in index_vars(index)}
+        summed = set(extents) - stored
+        if not self.reassociate and summed:
+            return False              # NumPy would sum in its own order
         looped = self._choose_loops(nest, extents)
         if looped is None or looped >= set(extents):
             return False
+        implicit = {loop.var for loop in nest.loops} - stored
+        in_arithmetic = {v for index in nest.store.indices if not isinstance(index, IVar) for v in index_vars(index)}
+        if nest.store.op == "=" and looped & (implicit | in_arithmetic):
+            # a Python loop stores to some elements more than once: zero the target (the nest covers it), then add
+            self.writer.fill(Fill(nest.store.name, nest.store.shape, Number(0.0)))
+            nest = replace(nest, store=replace(nest.store, op="+="))
         store = nest.store
         for access in [Access(store.name, store.shape, store.indices)] + list(accesses(store.value)):
             for index, extent in zip(access.indices, access.shape):
@@ -154,7 +173,7 @@ class Vectorizer:
             return "-" + (code if level >= 3 else f"({code})"), axes, 3
         if isinstance(expr, Sum):
             return self.reduce(expr)
-        if expr.op == "*":
+        if expr.op == "*" and self.reassociate:
             return self.contract((), expr)
         left, right = self.term(expr.left), self.term(expr.right)
         axes = left[1] + tuple(a for a in right[1] if a not in left[1])

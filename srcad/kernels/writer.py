@@ -23,8 +23,9 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import Dict, Iterable, List, Set
 
-from .loops import Comment, Fill, Guard, Item, Let, Loop, Nest, Store, narrow
-from .model import Access, Binary, Expr, IBin, IVar, Neg, Number, Range, Sum, index_vars, interval, show_index
+from .loops import Comment, Fill, Guard, Item, Let, Loop, Nest, Store, loop_range, narrow
+from .model import (Access, Expr, IBin, IVar, Neg, Number, Range, Sum, affine, from_affine, index_vars,
+                    interval, show_index)
 
 _PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2}
 _ATOM = 9
@@ -44,6 +45,7 @@ class Writer(ABC):
         self.ranges: Dict[str, Range] = {}
         self._scopes: List[Dict[str, Range]] = []
         self._scope_names: Set[str] = set()
+        self.fold_sums = False     # evaluate ``L + Sum`` by adding each term onto L (the written order)
 
     # -- syntax hooks (overridden)
     @abstractmethod
@@ -123,6 +125,8 @@ class Writer(ABC):
         while name in self.taken or name in self._scope_names:
             name, number = f"{base}{number}", number + 1
         self._scope_names.add(name)
+        if self.depth <= 1:          # declared in the function body itself: no later nest may reuse it
+            self.taken.add(name)
         return name
 
     # -- items
@@ -144,7 +148,11 @@ class Writer(ABC):
         self.nest(Nest(tuple(Loop(n, 0, extent) for n, extent in zip(names, fill.shape)), (), store), fresh=False)
 
     def nest(self, nest: Nest, fresh: bool = True) -> None:
-        """Print a loop nest: loops, each let or guard once its variables exist, the store."""
+        """Print a loop nest: loops, each let or guard once its variables exist, the store.
+
+        With ``nest.reduction`` the last loops sum the value into a local
+        accumulator, declared just before them and stored once after them.
+        """
         if fresh:
             self._scope_names = set()
         depth, bound = self.depth, set()
@@ -160,20 +168,51 @@ class Writer(ABC):
                     self.let(step.var, self.index(step.expr))
                     bound.add(step.var)
                 else:
-                    self.open_if(self.condition(step))
+                    if not step.enforced:
+                        self.open_if(self.condition(step))
                     narrow(self.ranges, step)
                 ready = [s for s in pending if set(index_vars(s.expr)) <= bound]
 
         flush()
-        for loop in nest.loops:
+        first_summed = len(nest.loops) - nest.reduction
+        accumulator, summing_depth = "", 0
+        for position, loop in enumerate(nest.loops):
+            if position == first_summed:
+                accumulator = self.fresh("sum_" + "_".join(summed.var for summed in nest.loops[position:]))
+                self.declare(accumulator, self.literal(Number(0.0 if self.data_type == "float" else 0)))
+                summing_depth = self.depth
             self.open_for(loop)
-            self.ranges[loop.var] = loop.range
+            self.ranges[loop.var] = loop_range(loop, self.ranges)
             bound.add(loop.var)
             flush()
         assert not pending, f"steps use unbound variables: {pending}"
-        self.store(nest.store)
+        if accumulator:
+            self.statement(accumulator, "+=", self.value(nest.store.value))
+            while self.depth > summing_depth:
+                self.close()
+            store = nest.store
+            self.store(Store(store.name, store.shape, store.indices, store.op, Access(accumulator, (), ())))
+        else:
+            self.store(nest.store)
         while self.depth > depth:
             self.close()
+
+    def limits(self, loop: Loop):
+        """``(lows, highs)``: texts whose max and min bound ``loop`` (inclusive); None for constant bounds."""
+        if not loop.lows and not loop.highs:
+            return None
+        lows = [self.index(low) for low in loop.lows]
+        if not any(interval(low, self.ranges)[0] >= loop.start for low in loop.lows):
+            lows.insert(0, str(loop.start))
+        highs = [self.index(high) for high in loop.highs]
+        if not any(interval(high, self.ranges)[1] <= loop.stop - 1 for high in loop.highs):
+            highs.insert(0, str(loop.stop - 1))
+        return lows, highs
+
+    def one_past(self, high) -> str:
+        """The text of ``high + 1`` for an index expression (``h2 + 1``, ``h2`` for ``h2 - 1``)."""
+        form = affine(high)
+        return self.index(from_affine(form[0], form[1] + 1)) if form else f"{self.index(high)} + 1"
 
     def condition(self, guard: Guard) -> str:
         text = self.index(guard.expr)
@@ -223,6 +262,8 @@ class Writer(ABC):
             return "-" + self.value(expr.operand, 3), 3
         if isinstance(expr, Sum):
             return self.accumulate(expr), _ATOM
+        if self.fold_sums and expr.op in "+-" and isinstance(expr.right, Sum):
+            return self.accumulate(expr.right, self.value(expr.left), expr.op), _ATOM
         level = _PRECEDENCE[expr.op]
         if expr.op == "/" and self.integer_division_call and self.is_integer(expr.left) \
                 and self.is_integer(expr.right):
@@ -245,16 +286,19 @@ class Writer(ABC):
         text = self.subscript(access.name, texts)
         return self.padded(text, self.all_of(conditions)) if conditions else text
 
-    def accumulate(self, total: Sum) -> str:
-        """Print the accumulator loop of a sum and return the accumulator's name."""
+    def accumulate(self, total: Sum, start: str = "", op: str = "+") -> str:
+        """Print the accumulator loop of a sum and return the accumulator's name.
+
+        The accumulator starts at ``start`` (zero by default) and each term is
+        added to it (subtracted, with ``op`` ``-``) in loop order.
+        """
         name = self.fresh("sum_" + "_".join(total.vars))
-        zero = self.literal(Number(0.0 if self.data_type == "float" else 0))
-        self.declare(name, zero)
+        self.declare(name, start or self.literal(Number(0.0 if self.data_type == "float" else 0)))
         depth = self.depth
         for var, extent in zip(total.vars, total.extents):
             self.open_for(Loop(var, 0, extent))
             self.ranges[var] = (0, extent - 1)
-        self.statement(name, "+=", self.value(total.body))
+        self.statement(name, f"{op}=", self.value(total.body))
         while self.depth > depth:
             self.close()
         return name
