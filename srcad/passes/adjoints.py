@@ -28,7 +28,7 @@ from typing import List
 import gast
 
 from ..frontend import syntax
-from ..runtime.containers import add_lists
+from ..runtime.containers import add_lists, add_structures
 from .activity import carries_derivative, differentiable_operands
 from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
@@ -181,6 +181,10 @@ class AdjointState:
             return [syntax.assign(adjoint, value)]
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
+            return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
+        if name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays:
+            # passed to a function called through its derivative: maybe a tuple, whose + concatenates
+            helper = syntax.name(self.unit.bindings.bind("add_structures", add_structures))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if self.state[name]:
             return [gast.AugAssign(target=syntax.store(adjoint), op=gast.Add(), value=value)]

@@ -85,6 +85,8 @@ def reverse_statements(unit, stmt, activity, output) -> List:
     target = syntax.store(temps[0]) if len(temps) == 1 else gast.Tuple(
         elts=[syntax.store(t) for t in temps], ctx=gast.Store())
     statements = [gast.Assign(targets=[target], value=call, type_comment=None)]
+    # an argument may be a tuple, list or dict: its gradient from the callee is one too, and adds leaf by leaf
+    unit.facts.setdefault("structured_adjoints", set()).update(a.id for a in active if isinstance(a, gast.Name))
     for temp, atom in zip(temps, active):
         ref = gast.Subscript(value=syntax.name("d"), slice=syntax.clone(atom), ctx=gast.Store())
         statements.append(gast.Assign(targets=[ref], value=syntax.name(temp), type_comment=None))
