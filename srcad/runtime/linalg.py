@@ -130,28 +130,40 @@ def kron_rhs_grad(grad, a, b):
     return np.reshape(np.sum(blocks * spread, axis=tuple(range(0, 2 * len(a_shape), 2))), np.shape(b))
 
 
-def cross_lhs_grad(grad, a, b):
-    """The gradient of ``np.cross(a, b)`` (vectors along the last axis) with respect to ``a``.
+def _cross_grad(grad, a, b, axisa, axisb, axisc, axis, flip):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``a``; with ``flip``,
+    of ``np.cross(b, a, axisb, axisa, axisc, axis)`` (which is minus it)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    moved_a, moved_b = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+    if np.shape(moved_a)[-1] == 2 and np.shape(moved_b)[-1] == 2:   # the cross product of 2-vectors is a number
+        grad = np.asarray(grad)[..., None]
+        result = grad * np.stack([moved_b[..., 1], -moved_b[..., 0]], axis=-1)
+    else:   # 3-vectors (a 2-vector is one with third component 0)
+        grad = np.moveaxis(grad, axisc, -1)
+        if np.shape(moved_b)[-1] == 2:
+            moved_b = np.concatenate([moved_b, np.zeros(np.shape(moved_b)[:-1] + (1,))], axis=-1)
+        result = np.cross(moved_b, grad)[..., :np.shape(moved_a)[-1]]
+    result = -result if flip else result
+    return np.moveaxis(unbroadcast(result, moved_a), -1, axisa)
+
+
+def cross_lhs_grad(grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``a``.
 
     Example: ``cross_lhs_grad(np.array([0.0, 0.0, 1.0]), np.zeros(3), np.array([0.0, 1.0, 0.0]))``
     is ``array([1., 0., 0.])``.
     """
-    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:   # the cross product of 2-vectors is a number
-        grad = np.asarray(grad)[..., None]
-        return unbroadcast(grad * np.stack([b[..., 1], -b[..., 0]], axis=-1), a)
-    return unbroadcast(np.cross(b, grad), a)
+    return _cross_grad(grad, a, b, axisa, axisb, axisc, axis, False)
 
 
-def cross_rhs_grad(grad, a, b):
-    """The gradient of ``np.cross(a, b)`` (vectors along the last axis) with respect to ``b``.
+def cross_rhs_grad(grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``b``.
 
     Example: ``cross_rhs_grad(np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0]), np.zeros(3))``
     is ``array([0., 1., 0.])``.
     """
-    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
-        grad = np.asarray(grad)[..., None]
-        return unbroadcast(grad * np.stack([-a[..., 1], a[..., 0]], axis=-1), b)
-    return unbroadcast(np.cross(grad, a), b)
+    return _cross_grad(grad, b, a, axisb, axisa, axisc, axis, True)
 
 
 # --------------------------------------------------------------------------
@@ -362,29 +374,46 @@ def outer_like(g, x, a, b):
 def matrix_power_grad(grad, a, n):
     """The gradient of ``np.linalg.matrix_power(a, n)`` with respect to ``a``.
 
+    With ``b = a`` (``inv(a)`` for ``n < 0``) and ``m = |n|`` it is
+    ``sum_k (b^k)^T grad (b^(m-1-k))^T``, built by the recurrence
+    ``s_1 = grad``, ``s_(j+1) = b^T s_j + grad (b^T)^j`` (plain loops and
+    products, so srcad differentiates this helper again).
+
     Example: ``matrix_power_grad(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
     """
+    if n == 0:
+        return np.zeros(np.shape(a))
+    base = np.linalg.inv(a) if n < 0 else a
+    base_t = _mT(base)
+    total = grad
+    power_t = base_t
+    for _ in range(1, abs(n)):
+        total = base_t @ total + grad @ power_t
+        power_t = power_t @ base_t
     if n < 0:
-        inverse = np.linalg.inv(a)
-        return -_mT(inverse) @ matrix_power_grad(grad, inverse, -n) @ _mT(inverse)
-    powers = [np.broadcast_to(np.eye(np.shape(a)[-1]), np.shape(a))]
-    for _ in range(1, n):
-        powers.append(powers[-1] @ a)
-    return sum(_mT(powers[k]) @ grad @ _mT(powers[n - 1 - k]) for k in range(n)) if n else np.zeros(np.shape(a))
+        return -base_t @ total @ base_t
+    return total
 
 
 def matrix_power_tangent(tangent, a, n):
     """The tangent of ``np.linalg.matrix_power(a, n)`` for the input tangent ``tangent``.
 
+    With ``b = a`` (``inv(a)``, whose tangent is ``-b tangent b``, for
+    ``n < 0``) it is ``sum_k b^k t b^(m-1-k)``: ``t_1 = t``,
+    ``t_(j+1) = b t_j + t b^j``.
+
     Example: ``matrix_power_tangent(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
     """
-    if n < 0:
-        inverse = np.linalg.inv(a)
-        return matrix_power_tangent(-inverse @ tangent @ inverse, inverse, -n)
-    powers = [np.broadcast_to(np.eye(np.shape(a)[-1]), np.shape(a))]
-    for _ in range(1, n):
-        powers.append(powers[-1] @ a)
-    return sum(powers[k] @ tangent @ powers[n - 1 - k] for k in range(n)) if n else np.zeros(np.shape(a))
+    if n == 0:
+        return np.zeros(np.shape(a))
+    base = np.linalg.inv(a) if n < 0 else a
+    step = -base @ tangent @ base if n < 0 else tangent
+    total = step
+    power = base
+    for _ in range(1, abs(n)):
+        total = base @ total + step @ power
+        power = power @ base
+    return total
 
 
 def pinv_grad(grad, a, p):
