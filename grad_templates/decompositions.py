@@ -12,7 +12,9 @@ does); ``cholesky`` a symmetric positive definite one; ``eigh``/``eigvalsh``
 distinct eigenvalues; ``eig``/``eigvals`` real distinct eigenvalues
 (complex ones raise ValueError when the derivative runs); ``qr`` full
 rank (modes 'reduced', 'complete', 'r'); ``svd`` distinct nonzero singular
-values.  ``cholesky``, ``eigh`` and
+values.  Eigenvectors, singular vectors and the factors of ``qr`` are
+determined up to signs; the derivatives are those of the signs NumPy chose,
+held fixed nearby.  ``cholesky``, ``eigh`` and
 ``eigvalsh`` read one triangle of their input (as NumPy does), so their
 gradients are zero on the other strict triangle.  ``slogdet``'s sign has
 derivative zero.

@@ -8,7 +8,8 @@ receives a list of gradients (zeros for the pieces the function did not
 use) and joins them back.  ``np.select(condlist, choicelist, default)``
 gives each choice the gradient where its condition is the first that holds
 (``unselect``) and ``default`` the rest; the conditions carry no
-derivative.  ``np.pad`` is differentiated in the modes that copy elements
+derivative (where one changes, the result jumps from one choice to another,
+and the derivative is that of the choice taken at the point itself).  ``np.pad`` is differentiated in the modes that copy elements
 (``constant``, ``edge``, ``reflect``, ``symmetric``, ``wrap``); with
 ``mode='constant'`` a scalar ``constant_values`` is differentiated too.
 """
