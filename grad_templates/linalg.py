@@ -22,9 +22,9 @@ import numpy as np
 
 from srcad.runtime import dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad, unreduce
 from srcad.runtime.numerical import convolve_grad, correlate_grad
+from srcad.runtime.factorizations import matrix_power_grad, matrix_power_tangent
 from srcad.runtime.linalg import (cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of, inner_lhs_grad,
-                                  inner_rhs_grad, kron_lhs_grad, kron_rhs_grad, matrix_power_grad,
-                                  matrix_power_tangent, norm_direction, tensordot_lhs_grad,
+                                  inner_rhs_grad, kron_lhs_grad, kron_rhs_grad, norm_direction, tensordot_lhs_grad,
                                   tensordot_rhs_grad)
 from srcad.templates import adjoint, d, tangent
 

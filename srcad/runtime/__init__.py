@@ -14,7 +14,7 @@ Contract:
   - ``arrays``: rollaxis, partition and select;
   - ``numerical``: differences, integrals, interpolation, polynomials, convolutions;
   - ``stencils``: ``np.gradient``;
-  - ``factorizations``: eig, eigvals, qr, lstsq and the Hermitian pinv;
+  - ``factorizations``: eig, eigvals, qr, lstsq, the Hermitian pinv and matrix powers;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -46,7 +46,7 @@ from .linalg import (
     per_matrix, inner_lhs_grad, inner_rhs_grad, tensordot_lhs_grad, tensordot_rhs_grad,
     kron_lhs_grad, kron_rhs_grad, cross_lhs_grad, cross_rhs_grad, einsum_first, einsum_of,
     einsum_grad, norm_direction, norm_direction_tangent, solve_like, apply_like, outer_like,
-    matrix_power_grad, matrix_power_tangent, pinv_grad, pinv_tangent)
+    pinv_grad, pinv_tangent)
 from .memory import shares, holds, diagonal_index, put_index
 from .reductions import (
     extreme_share, ptp_share, prod_others, prod_others_tangent, prod_others_tangent2,
@@ -70,7 +70,7 @@ from .stencils import (
 from .factorizations import (
     eigenvalue_gaps, eig_grad, eig_tangent, eigvals_grad, eigvals_tangent, qr_grad, qr_tangent, lstsq_grads,
     lstsq_x_tangent, lstsq_x_tangent_rhs, lstsq_residuals_tangent, lstsq_residuals_tangent_rhs,
-    lstsq_singular_values_tangent, pinv_hermitian_grad, pinv_hermitian_tangent, require_real_eigenvalues,
+    lstsq_singular_values_tangent, matrix_power_grad, matrix_power_tangent, pinv_hermitian_grad, pinv_hermitian_tangent, require_real_eigenvalues,
     require_no_extra_columns, require_qr_mode)
 from .hooks import insert_grad_of
 

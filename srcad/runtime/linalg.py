@@ -371,51 +371,6 @@ def outer_like(g, x, a, b):
     return g @ _mT(x)
 
 
-def matrix_power_grad(grad, a, n):
-    """The gradient of ``np.linalg.matrix_power(a, n)`` with respect to ``a``.
-
-    With ``b = a`` (``inv(a)`` for ``n < 0``) and ``m = |n|`` it is
-    ``sum_k (b^k)^T grad (b^(m-1-k))^T``, built by the recurrence
-    ``s_1 = grad``, ``s_(j+1) = b^T s_j + grad (b^T)^j`` (plain loops and
-    products, so srcad differentiates this helper again).
-
-    Example: ``matrix_power_grad(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
-    """
-    if n == 0:
-        return np.zeros(np.shape(a))
-    base = np.linalg.inv(a) if n < 0 else a
-    base_t = _mT(base)
-    total = grad
-    power_t = base_t
-    for _ in range(1, abs(n)):
-        total = base_t @ total + grad @ power_t
-        power_t = power_t @ base_t
-    if n < 0:
-        return -base_t @ total @ base_t
-    return total
-
-
-def matrix_power_tangent(tangent, a, n):
-    """The tangent of ``np.linalg.matrix_power(a, n)`` for the input tangent ``tangent``.
-
-    With ``b = a`` (``inv(a)``, whose tangent is ``-b tangent b``, for
-    ``n < 0``) it is ``sum_k b^k t b^(m-1-k)``: ``t_1 = t``,
-    ``t_(j+1) = b t_j + t b^j``.
-
-    Example: ``matrix_power_tangent(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
-    """
-    if n == 0:
-        return np.zeros(np.shape(a))
-    base = np.linalg.inv(a) if n < 0 else a
-    step = -base @ tangent @ base if n < 0 else tangent
-    total = step
-    power = base
-    for _ in range(1, abs(n)):
-        total = base @ total + step @ power
-        power = power @ base
-    return total
-
-
 def pinv_grad(grad, a, p):
     """The gradient of ``p = np.linalg.pinv(a)`` (constant rank) with respect to ``a``.
 
