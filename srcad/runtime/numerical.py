@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .core import unbroadcast
 from .shapes import untake
 
 
@@ -136,7 +137,7 @@ def trapezoid_x_grad(grad, y, x, axis=-1):
     spread = undiff(np.expand_dims(grad, axis) * heights, 1, axis)
     if np.ndim(x) == 1:
         return np.sum(np.moveaxis(spread, axis, -1), axis=tuple(range(np.ndim(y) - 1)))
-    return spread
+    return unbroadcast(spread, x)   # x may broadcast against y
 
 
 def trapezoid_x_tangent(tangent, y, x, axis=-1):
@@ -155,6 +156,7 @@ def trapezoid_x_tangent(tangent, y, x, axis=-1):
 def _pieces(x, xp):
     """For each ``x``: the index ``k`` of the piece ``[xp[k], xp[k+1]]`` it reads, its position ``t`` in it,
     and whether ``xp[0] <= x < xp[-1]`` (inside)."""
+    xp = np.asarray(xp)
     k = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, np.size(xp) - 2)
     low, high = xp[k], xp[k + 1]
     inside = (x >= xp[0]) & (x < xp[-1])
@@ -168,6 +170,7 @@ def interp_slope(x, xp, fp):
     Example: ``interp_slope(0.5, np.array([0.0, 1.0]), np.array([0.0, 2.0]))`` is ``2.0``.
     """
     k, _, inside = _pieces(x, xp)
+    xp, fp = np.asarray(xp), np.asarray(fp)
     return np.where(inside, (fp[k + 1] - fp[k]) / (xp[k + 1] - xp[k]), 0.0)
 
 
@@ -213,6 +216,7 @@ def interp_xp_tangent(tangent, x, xp, fp):
     is ``-2.0``.
     """
     k, t, inside = _pieces(x, xp)
+    tangent = np.asarray(tangent)
     return np.where(inside, -interp_slope(x, xp, fp) * ((1.0 - t) * tangent[k] + t * tangent[k + 1]), 0.0)
 
 
@@ -261,7 +265,7 @@ def convolve_grad(grad, a, v, mode="full", which=0):
     """
     start, stop = _window(np.size(a), np.size(v), mode, False)
     full = np.pad(grad, (start, np.size(a) + np.size(v) - 1 - stop))
-    return np.correlate(full, v if which == 0 else a, "valid")
+    return np.reshape(np.correlate(full, np.ravel(v if which == 0 else a), "valid"), np.shape(a if which == 0 else v))
 
 
 def correlate_grad(grad, a, v, mode="valid", which=0):
@@ -272,5 +276,5 @@ def correlate_grad(grad, a, v, mode="valid", which=0):
     start, stop = _window(np.size(a), np.size(v), mode, True)
     full = np.pad(grad, (start, np.size(a) + np.size(v) - 1 - stop))
     if which == 0:
-        return np.correlate(full, v[::-1], "valid")
-    return np.correlate(full, a, "valid")[::-1]
+        return np.reshape(np.correlate(full, np.ravel(v)[::-1], "valid"), np.shape(a))
+    return np.reshape(np.correlate(full, np.ravel(a), "valid")[::-1], np.shape(v))
