@@ -6,9 +6,10 @@ adding where one position was read several times (``x[[0, 0]]``,
 ``np.take`` with repeated indices).  ``sort`` moves the gradient back through
 the sorting permutation; tied elements keep the order ``np.argsort`` gives
 them (the same in both modes).  ``partition`` moves it back through the
-permutation that matches its result to its input (``matching_order``), so
-whatever order NumPy left the unsorted elements in, each gets its own
-gradient; equal elements are matched in their order of appearance.  Sorting
+permutation that matches its result to its input (``matching_order``: the
+two sorted and matched value for value), so whatever order NumPy left the
+unsorted elements in, each gets its own gradient; among equal elements the
+matching is fixed by the input, so both modes make the same choice.  Sorting
 and partitioning are continuous and piecewise linear: at a tie between
 elements the derivative is the one-sided one of that matching.
 ``x[np.argsort(x)]`` and the like are ordinary fancy reads.

@@ -31,21 +31,30 @@ def rollaxis_position(axis, start, ndim):
     return start - 1 if axis < start else start
 
 
+def _inverse_order(order, axis):
+    """The permutation that undoes ``order`` (indices along ``axis``), in linear time."""
+    inverse = np.empty_like(order)
+    positions = np.arange(np.shape(order)[axis]).reshape([-1 if k == axis % np.ndim(order) else 1
+                                                          for k in range(np.ndim(order))])
+    np.put_along_axis(inverse, order, np.broadcast_to(positions, np.shape(order)), axis=axis)
+    return inverse
+
+
 def matching_order(y, a, axis=-1):
     """Indices ``i`` along ``axis`` with ``np.take_along_axis(a, i, axis) == y``, where ``y`` rearranges ``a``.
 
     ``y`` holds the elements of ``a`` in another order along ``axis`` (the
-    result of ``np.partition``, whose order NumPy leaves open); equal values
-    are matched in their order of appearance, the same in both modes.  With
-    ``axis=None`` both are read flattened.
+    result of ``np.partition``, whose order NumPy leaves open).  Both are
+    sorted and matched value for value; equal values are matched in the
+    order the sort leaves them, which the input fixes, so both modes make
+    the same choice.  With ``axis=None`` both are read flattened.
 
     Example: ``matching_order(np.array([1.0, 3.0, 2.0]), np.array([3.0, 2.0, 1.0]))`` is ``array([2, 0, 1])``.
     """
     if axis is None:
         y, a, axis = np.ravel(y), np.ravel(a), 0
-    order_a = np.argsort(a, axis=axis, kind="stable")
-    order_y = np.argsort(y, axis=axis, kind="stable")
-    return np.take_along_axis(order_a, np.argsort(order_y, axis=axis, kind="stable"), axis=axis)
+    order_a = np.argsort(a, axis=axis)
+    return np.take_along_axis(order_a, _inverse_order(np.argsort(y, axis=axis), axis), axis=axis)
 
 
 def _chosen_masks(condlist):
