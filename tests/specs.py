@@ -589,6 +589,8 @@ SPECS: List[Spec] = [
     Spec(np.interp, "np.interp(x, [-1.0, 0.0, 2.0], y)", [((5,), (3,)), (PYFLOAT, (3,))], tag="list-knots"),
     Spec(np.polyval, "np.polyval(x, y)", [((3,), (4,)), ((4,), ()), ((1,), (2, 3)), ((3,), PYFLOAT)]),
     # linalg.py
+    Spec(np.cross, "np.cross(x, y)", [((2,), (3,)), ((3,), (2,)), ((2, 2), (2,)), ((2,), (2, 3))], tag="two-vectors"),
+    Spec(np.cross, "np.cross(x, y, axisa=0, axisc=0)", [((2, 2), (2, 3))], tag="two-vectors-axes"),
     Spec(np.cross, "np.cross(x, y, axisa=0)", [((3, 2), (2, 3))], tag="axisa"),
     Spec(np.cross, "np.cross(x, y, axisa=0, axisb=1, axisc=0)", [((3, 2), (2, 3)), ((3, 2, 2), (2, 3))],
          tag="axes"),
