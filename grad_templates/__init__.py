@@ -11,13 +11,15 @@ final.
 Families: ``arithmetic`` (operators), ``exp_log``, ``trig``, ``piecewise``
 (abs, maximum, clip, where, mod), ``math_module`` (math and builtins),
 ``reductions``, ``shapes`` (reshape, transpose, flip, repeat...),
-``indexing`` (subscripts, take, sort, diagonals), ``joining`` (concatenate,
-stack, split, pad), ``linalg`` (products, einsum, norms),
-``decompositions`` (inv, solve, det, cholesky, eigh, svd, pinv),
-``construction`` (array, copy, full), ``special`` (scipy.special),
+``indexing`` (subscripts, take, sort, partition, diagonals), ``joining``
+(concatenate, stack, split, append, select, pad), ``linalg`` (products,
+einsum, convolutions, norms), ``decompositions`` (inv, solve, det,
+cholesky, eigh, eig, svd, pinv, qr, lstsq), ``numerical`` (diff, gradient,
+trapezoid, interp, polyval), ``construction`` (array, copy, full),
+``special`` (scipy.special),
 ``runtime_helpers``, ``runtime_helpers_linalg`` and ``runtime_helpers_reductions`` (srcad's own
 helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
-               indexing, joining, linalg, decompositions, construction, special, nondifferentiable,
-               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions)
+               indexing, joining, linalg, decompositions, numerical, construction, special, nondifferentiable,
+               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical)

@@ -1,4 +1,5 @@
-"""Rules for Python's arithmetic operators and the NumPy ufuncs that spell them.
+"""Rules for Python's arithmetic operators and the NumPy ufuncs that spell them, and the identities
+``np.real``, ``np.conj``, ``np.conjugate`` and ``np.real_if_close`` of real numbers.
 
 Operators are keyed by the ``operator`` module function (``operator.mul`` for
 ``*``); the builtin ``pow`` shares the rules of ``**``.  Binary rules reduce
@@ -119,3 +120,23 @@ def square_adjoint(y, x):
 @tangent(np.square)
 def square_tangent(y, x):
     d[y] = d[x] * 2.0 * x
+
+
+@adjoint(np.real, np.conjugate)
+def real_part_adjoint(y, x):   # identities on the real numbers srcad differentiates
+    d[x] = d[y]
+
+
+@tangent(np.real, np.conjugate)
+def real_part_tangent(y, x):
+    d[y] = d[x]
+
+
+@adjoint(np.real_if_close)
+def real_if_close_adjoint(y, a, tol=100):
+    d[a] = d[y]
+
+
+@tangent(np.real_if_close)
+def real_if_close_tangent(y, a, tol=100):
+    d[y] = d[a]

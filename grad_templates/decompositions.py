@@ -1,4 +1,4 @@
-"""Rules for ``np.linalg``'s inverse, solve, determinants and decompositions.
+"""Rules for ``np.linalg``'s inverse, solve, determinants, decompositions and least squares.
 
 Matrices may be stacked (the last two axes are the matrix).  Functions that
 return several arrays (``slogdet``, ``eigh``, ``svd``) return a tuple ``t``:
@@ -6,9 +6,15 @@ the adjoint reads ``d[t]`` as a list with one gradient per output (zeros for
 outputs the function did not use), and the tangent builds a tuple.
 
 Domains: ``inv``, ``solve``, ``det`` and ``slogdet`` need a nonsingular
-matrix; ``pinv`` needs its rank to stay constant nearby; ``cholesky`` a
-symmetric positive definite one; ``eigh``/``eigvalsh`` distinct eigenvalues;
-``svd`` distinct nonzero singular values.  ``cholesky``, ``eigh`` and
+matrix; ``pinv`` and ``lstsq`` need its rank to stay constant nearby
+(``pinv(a, hermitian=True)`` reads the lower triangle, as NumPy's eigh
+does); ``cholesky`` a symmetric positive definite one; ``eigh``/``eigvalsh``
+distinct eigenvalues; ``eig``/``eigvals`` real distinct eigenvalues
+(complex ones raise ValueError when the derivative runs); ``qr`` full
+rank (modes 'reduced', 'complete', 'r'); ``svd`` distinct nonzero singular
+values.  Eigenvectors, singular vectors and the factors of ``qr`` are
+determined up to signs; the derivatives are those of the signs NumPy chose,
+held fixed nearby.  ``cholesky``, ``eigh`` and
 ``eigvalsh`` read one triangle of their input (as NumPy does), so their
 gradients are zero on the other strict triangle.  ``slogdet``'s sign has
 derivative zero.
@@ -19,6 +25,10 @@ from srcad.runtime import unbroadcast, zeros_like
 from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent,
                                           eigvalsh_grad, eigvalsh_tangent, singular_values_grad,
                                           singular_values_tangent, svd_grad, svd_tangent)
+from srcad.runtime.factorizations import (eig_grad, eig_tangent, eigvals_grad, eigvals_tangent, lstsq_grads,
+                                          lstsq_residuals_tangent, lstsq_residuals_tangent_rhs,
+                                          lstsq_singular_values_tangent, lstsq_x_tangent, lstsq_x_tangent_rhs,
+                                          pinv_hermitian_grad, pinv_hermitian_tangent, qr_grad, qr_tangent)
 from srcad.runtime.linalg import apply_like, outer_like, per_matrix, pinv_grad, pinv_tangent, solve_like
 from srcad.templates import adjoint, d, tangent
 
@@ -65,13 +75,19 @@ def slogdet_tangent(t, a):
 
 
 @adjoint(np.linalg.pinv)
-def pinv_adjoint(y, a, rcond=None):
-    d[a] = pinv_grad(d[y], a, y)
+def pinv_adjoint(y, a, rcond=None, hermitian=False):
+    if hermitian:   # eigh reads the lower triangle
+        d[a] = pinv_hermitian_grad(d[y], a, y)
+    else:
+        d[a] = pinv_grad(d[y], a, y)
 
 
 @tangent(np.linalg.pinv)
-def pinv_tangent_rule(y, a, rcond=None):
-    d[y] = pinv_tangent(d[a], a, y)
+def pinv_tangent_rule(y, a, rcond=None, hermitian=False):
+    if hermitian:
+        d[y] = pinv_hermitian_tangent(d[a], a, y)
+    else:
+        d[y] = pinv_tangent(d[a], a, y)
 
 
 @adjoint(np.linalg.cholesky)
@@ -118,3 +134,47 @@ def svd_tangent_rule(t, a, full_matrices=True, compute_uv=True):
         d[t] = svd_tangent(d[a], t, a)
     else:
         d[t] = singular_values_tangent(d[a], a)
+
+
+@adjoint(np.linalg.eig)
+def eig_adjoint(t, a):
+    d[a] = eig_grad(d[t], t, a)
+
+
+@tangent(np.linalg.eig)
+def eig_tangent_rule(t, a):
+    d[t] = eig_tangent(d[a], t, a)
+
+
+@adjoint(np.linalg.eigvals)
+def eigvals_adjoint(w, a):
+    d[a] = eigvals_grad(d[w], a)
+
+
+@tangent(np.linalg.eigvals)
+def eigvals_tangent_rule(w, a):
+    d[w] = eigvals_tangent(d[a], a)
+
+
+@adjoint(np.linalg.qr)
+def qr_adjoint(t, a, mode="reduced"):
+    d[a] = qr_grad(d[t], t, a, mode=mode)
+
+
+@tangent(np.linalg.qr)
+def qr_tangent_rule(t, a, mode="reduced"):
+    d[t] = qr_tangent(d[a], t, a, mode=mode)
+
+
+@adjoint(np.linalg.lstsq)
+def lstsq_adjoint(t, a, b, rcond=None):
+    grads = lstsq_grads(d[t], t, a, b, rcond=rcond)
+    d[a] = grads[0]
+    d[b] = grads[1]
+
+
+@tangent(np.linalg.lstsq)
+def lstsq_tangent(t, a, b, rcond=None):
+    d[t] = (lstsq_x_tangent(d[a], t, a, b, rcond=rcond) + lstsq_x_tangent_rhs(d[b], a, rcond=rcond),
+            lstsq_residuals_tangent(d[a], t, a, b) + lstsq_residuals_tangent_rhs(d[b], t, a, b),
+            zeros_like(t[2]), lstsq_singular_values_tangent(d[a], a) + zeros_like(t[3]))

@@ -1,15 +1,24 @@
-"""Rules for reading elements: subscripts (basic, fancy and boolean), take, sort, diagonals, triangles.
+"""Rules for reading elements: subscripts (basic, fancy and boolean), take, sort, partition, diagonals,
+triangles.
 
 An adjoint scatters the gradient back to the positions that were read,
 adding where one position was read several times (``x[[0, 0]]``,
 ``np.take`` with repeated indices).  ``sort`` moves the gradient back through
 the sorting permutation; tied elements keep the order ``np.argsort`` gives
-them (the same in both modes).
+them (the same in both modes).  ``partition`` moves it back through the
+permutation that matches its result to its input (``matching_order``: the
+two sorted and matched value for value), so whatever order NumPy left the
+unsorted elements in, each gets its own gradient; among equal elements the
+matching is fixed by the input, so both modes make the same choice.  Sorting
+and partitioning are continuous and piecewise linear: at a tie between
+elements the derivative is the one-sided one of that matching.
+``x[np.argsort(x)]`` and the like are ordinary fancy reads.
 """
 import operator
 
 import numpy as np
 
+from srcad.runtime.arrays import matching_order
 from srcad.runtime.shapes import undiag, undiagonal, untake, untake_along_axis, untrace
 from srcad.templates import adjoint, d, tangent
 
@@ -52,6 +61,16 @@ def sort_adjoint(y, a, axis=-1, kind=None, order=None):
 @tangent(np.sort)
 def sort_tangent(y, a, axis=-1, kind=None, order=None):
     d[y] = np.take_along_axis(d[a], np.argsort(a, axis=axis, kind=kind), axis)
+
+
+@adjoint(np.partition)
+def partition_adjoint(y, a, kth, axis=-1, kind="introselect", order=None):
+    d[a] = untake_along_axis(d[y], a, matching_order(y, a, axis=axis), axis=axis)
+
+
+@tangent(np.partition)
+def partition_tangent(y, a, kth, axis=-1, kind="introselect", order=None):
+    d[y] = np.take_along_axis(d[a], matching_order(y, a, axis=axis), axis)
 
 
 @adjoint(np.diag)

@@ -1,8 +1,11 @@
 """Rules for products and norms: ``@``/matmul, dot, vdot, inner, outer, tensordot, einsum, kron, cross,
-``np.linalg.norm`` and ``np.linalg.matrix_power``.
+the 1-d ``convolve`` and ``correlate``, ``np.linalg.norm`` and ``np.linalg.matrix_power``.
 
 Products are bilinear, so each tangent is a sum of two products with one
-tangent each (a zero tangent drops its term).  ``einsum``'s rules take the
+tangent each (a zero tangent drops its term).  ``cross`` takes ``axisa``/``axisb``/``axisc``/``axis``;
+``tensordot`` every form of ``axes``; ``convolve``/``correlate`` every ``mode``
+(the gradient of the ``'full'`` result, cut to the mode's window, is a
+``'valid'`` correlation).  ``einsum``'s rules take the
 subscripts-string form with one to three operands; ``normalize`` rewrites
 every other form into it (operand sublists into subscripts, more operands
 into a chain of einsums, see ``srcad.passes.numpy_forms``).  ``out=`` is
@@ -18,9 +21,10 @@ import operator
 import numpy as np
 
 from srcad.runtime import dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad, unreduce
+from srcad.runtime.numerical import convolve_grad, correlate_grad
+from srcad.runtime.factorizations import matrix_power_grad, matrix_power_tangent
 from srcad.runtime.linalg import (cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of, inner_lhs_grad,
-                                  inner_rhs_grad, kron_lhs_grad, kron_rhs_grad, matrix_power_grad,
-                                  matrix_power_tangent, norm_direction, tensordot_lhs_grad,
+                                  inner_rhs_grad, kron_lhs_grad, kron_rhs_grad, norm_direction, tensordot_lhs_grad,
                                   tensordot_rhs_grad)
 from srcad.templates import adjoint, d, tangent
 
@@ -116,14 +120,37 @@ def kron_tangent(z, a, b):
 
 
 @adjoint(np.cross)
-def cross_adjoint(z, a, b):
-    d[a] = cross_lhs_grad(d[z], a, b)
-    d[b] = cross_rhs_grad(d[z], a, b)
+def cross_adjoint(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[a] = cross_lhs_grad(d[z], a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+    d[b] = cross_rhs_grad(d[z], a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 @tangent(np.cross)
-def cross_tangent(z, a, b):
-    d[z] = np.cross(d[a], b) + np.cross(a, d[b])
+def cross_tangent(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[z] = (np.cross(d[a], b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+            + np.cross(a, d[b], axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
+
+
+@adjoint(np.convolve)
+def convolve_adjoint(y, a, v, mode="full"):
+    d[a] = convolve_grad(d[y], a, v, mode=mode)
+    d[v] = convolve_grad(d[y], a, v, mode=mode, which=1)
+
+
+@tangent(np.convolve)
+def convolve_tangent(y, a, v, mode="full"):
+    d[y] = np.convolve(d[a], v, mode=mode) + np.convolve(a, d[v], mode=mode)
+
+
+@adjoint(np.correlate)
+def correlate_adjoint(y, a, v, mode="valid"):
+    d[a] = correlate_grad(d[y], a, v, mode=mode)
+    d[v] = correlate_grad(d[y], a, v, mode=mode, which=1)
+
+
+@tangent(np.correlate)
+def correlate_tangent(y, a, v, mode="valid"):
+    d[y] = np.correlate(d[a], v, mode=mode) + np.correlate(a, d[v], mode=mode)
 
 
 @adjoint(np.linalg.norm)

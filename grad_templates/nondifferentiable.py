@@ -42,6 +42,7 @@ nondifferentiable(
     np.floor_divide, operator.floordiv, math.floor, math.ceil, math.trunc,
     # predicates and comparisons
     np.isfinite, np.isnan, np.isinf, np.isclose, np.allclose, np.array_equal, np.all, np.any,
+    np.isposinf, np.isneginf, np.array_equiv, np.iscomplexobj, np.iscomplex, np.isreal, np.isscalar,
     np.logical_and, np.logical_or, np.logical_not, np.logical_xor,
     np.greater, np.less, np.equal, np.not_equal, np.greater_equal, np.less_equal,
     operator.lt, operator.le, operator.gt, operator.ge, operator.eq, operator.ne, operator.not_,

@@ -1,4 +1,5 @@
-"""Rules for piecewise functions: abs, maximum/minimum, fmax/fmin, clip, where, mod, heaviside.
+"""Rules for piecewise functions: abs, maximum/minimum, fmax/fmin, clip, where, mod, heaviside, nan_to_num,
+angle.
 
 Binary rules reduce each operand's gradient to its shape with ``unbroadcast``.
 
@@ -22,6 +23,16 @@ of the subdifferential and always the same one, in both modes):
 - ``np.heaviside(x1, x2)``: derivative 0 with respect to ``x1`` (a step), and
   with respect to ``x2`` 1 where ``x1 == 0`` (the result is ``x2`` there), 0
   elsewhere.
+- ``np.nan_to_num(x, nan=..., posinf=..., neginf=...)``: derivative 1 with
+  respect to ``x`` where ``x`` is finite and 0 at NaN and infinities (the
+  result is a replacement value there); each replacement value gets the
+  gradient of the entries it replaced.  ``copy=`` is not taken:
+  ``copy=False`` overwrites ``x``, and the rule reads ``x`` afterwards.
+- ``np.angle`` of a real number is 0 or pi (a step at 0): declared
+  non-differentiable, like ``np.sign``, and so is ``np.imag`` of a real
+  number (always 0).  srcad differentiates real numbers only
+  (``srcad/passes/complex_values.py`` refuses complex ones), so these are
+  the derivatives, not a choice.
 """
 import operator
 
@@ -29,7 +40,7 @@ import numpy as np
 
 from srcad.runtime import (broadcast_like, clip_share, fmax_share, fmin_share, maximum_share,
                            unbroadcast)
-from srcad.templates import adjoint, d, tangent
+from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
 @adjoint(np.abs, np.absolute, np.fabs, abs)
@@ -150,3 +161,20 @@ def heaviside_adjoint(y, x1, x2):
 @tangent(np.heaviside)
 def heaviside_tangent(y, x1, x2):
     d[y] = broadcast_like(d[x2] * (x1 == 0), y)
+
+
+@adjoint(np.nan_to_num)
+def nan_to_num_adjoint(y, x, *, nan=0.0, posinf=None, neginf=None):   # copy=False would change x: refused
+    d[x] = np.where(np.isfinite(x), d[y], 0.0)
+    d[nan] = unbroadcast(np.where(np.isnan(x), d[y], 0.0), nan)
+    d[posinf] = unbroadcast(np.where(np.isposinf(x), d[y], 0.0), posinf)
+    d[neginf] = unbroadcast(np.where(np.isneginf(x), d[y], 0.0), neginf)
+
+
+@tangent(np.nan_to_num)
+def nan_to_num_tangent(y, x, *, nan=0.0, posinf=None, neginf=None):
+    d[y] = (np.where(np.isfinite(x), d[x], 0.0) + np.where(np.isnan(x), d[nan], 0.0)
+            + np.where(np.isposinf(x), d[posinf], 0.0) + np.where(np.isneginf(x), d[neginf], 0.0))
+
+
+nondifferentiable(np.angle, np.imag, reason="of a real number it is piecewise constant (angle) or 0 (imag)")

@@ -8,7 +8,8 @@ Choices at kinks: ``max``/``min``/``amax``/``amin``/``nanmax``/``nanmin``
 split the gradient equally among tied extreme elements (``k`` ties get
 ``1/k`` each), and so does ``ptp`` for each of its two ends.  ``prod`` and
 ``cumprod`` are exact where the input has zeros (no division by the input).
-``nansum``/``nanmean``/``nanvar``/``nanstd`` give NaN elements a zero gradient.
+``nansum``/``nanmean``/``nanvar``/``nanstd``/``nancumsum``/``nancumprod`` give NaN elements a zero
+gradient (they count as 0 or 1, constants).
 
 Zero spread (``docs/singularities.md``): the gradient of ``var`` is
 ``2 (x - mean) / (n - ddof)``, exact everywhere; NumPy divides by
@@ -170,3 +171,23 @@ def cumprod_adjoint(y, x, axis=None, dtype=None, out=None):
 @tangent(np.cumprod)
 def cumprod_tangent_rule(y, x, axis=None, dtype=None, out=None):
     d[y] = cumprod_tangent(d[x], x, axis=axis)
+
+
+@adjoint(np.nancumsum)
+def nancumsum_adjoint(y, x, axis=None, dtype=None, out=None):
+    d[x] = np.where(np.isnan(x), 0.0, uncumsum(d[y], x, axis=axis))
+
+
+@tangent(np.nancumsum)
+def nancumsum_tangent(y, x, axis=None, dtype=None, out=None):
+    d[y] = np.cumsum(np.where(np.isnan(x), 0.0, d[x]), axis=axis)
+
+
+@adjoint(np.nancumprod)
+def nancumprod_adjoint(y, x, axis=None, dtype=None, out=None):
+    d[x] = np.where(np.isnan(x), 0.0, cumprod_grad(d[y], np.where(np.isnan(x), 1.0, x), axis=axis))
+
+
+@tangent(np.nancumprod)
+def nancumprod_tangent(y, x, axis=None, dtype=None, out=None):
+    d[y] = cumprod_tangent(np.where(np.isnan(x), 0.0, d[x]), np.where(np.isnan(x), 1.0, x), axis=axis)

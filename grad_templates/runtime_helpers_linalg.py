@@ -104,25 +104,27 @@ def kron_rhs_grad_tangent(y, grad, a, b):
 
 
 @adjoint(runtime_linalg.cross_lhs_grad)
-def cross_lhs_grad_adjoint(y, grad, a, b):
-    d[grad] = unbroadcast(np.cross(d[y], b), grad)
-    d[b] = cross_rhs_grad(grad, d[y], b)
+def cross_lhs_grad_adjoint(y, grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[grad] = unbroadcast(np.cross(d[y], b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis), grad)
+    d[b] = cross_rhs_grad(grad, d[y], b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 @tangent(runtime_linalg.cross_lhs_grad)
-def cross_lhs_grad_tangent(y, grad, a, b):
-    d[y] = cross_lhs_grad(d[grad], a, b) + cross_lhs_grad(grad, a, d[b])
+def cross_lhs_grad_tangent(y, grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[y] = (cross_lhs_grad(d[grad], a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+            + cross_lhs_grad(grad, a, d[b], axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
 
 
 @adjoint(runtime_linalg.cross_rhs_grad)
-def cross_rhs_grad_adjoint(y, grad, a, b):
-    d[grad] = unbroadcast(np.cross(a, d[y]), grad)
-    d[a] = cross_lhs_grad(grad, a, d[y])
+def cross_rhs_grad_adjoint(y, grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[grad] = unbroadcast(np.cross(a, d[y], axisa=axisa, axisb=axisb, axisc=axisc, axis=axis), grad)
+    d[a] = cross_lhs_grad(grad, a, d[y], axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 @tangent(runtime_linalg.cross_rhs_grad)
-def cross_rhs_grad_tangent(y, grad, a, b):
-    d[y] = cross_rhs_grad(d[grad], a, b) + cross_rhs_grad(grad, d[a], b)
+def cross_rhs_grad_tangent(y, grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[y] = (cross_rhs_grad(d[grad], a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
+            + cross_rhs_grad(grad, d[a], b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis))
 
 
 # einsum_of is einsum; einsum_grad(s, g, which, a, b, c) is linear in g and in each operand but

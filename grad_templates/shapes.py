@@ -1,15 +1,17 @@
 """Rules for operations that rearrange, repeat or broadcast elements without changing their values.
 
 Each adjoint applies the inverse rearrangement to the gradient (``reshape``
-back, transpose back, roll back) or adds up the copies an operation made
-(``repeat``, ``tile``, ``broadcast_to``).  Tangents apply the operation itself
-to the input's tangent, since these operations are linear.
+back, transpose back, roll back, ``rollaxis`` undone by ``moveaxis``) or
+adds up the copies an operation made (``repeat``, ``tile``,
+``broadcast_to``).  Tangents apply the operation itself to the input's
+tangent, since these operations are linear.
 """
 import numpy as np
 
 from srcad.runtime import transpose_axes_inverse, unbroadcast
+from srcad.runtime.arrays import rollaxis_position
 from srcad.runtime.shapes import unrepeat, untile
-from srcad.templates import adjoint, d, tangent
+from srcad.templates import adjoint, d, given, tangent
 
 
 @adjoint(np.reshape)
@@ -54,7 +56,7 @@ def atleast_tangent(y, x):
 
 @adjoint(np.transpose)
 def transpose_adjoint(y, x, axes=None):
-    if axes is None:
+    if not given(axes):   # a derivative's code passes the axes as a variable: decided by `given`, not its value
         d[x] = np.transpose(d[y])
     else:
         d[x] = np.transpose(d[y], transpose_axes_inverse(axes, np.ndim(x)))
@@ -83,6 +85,16 @@ def moveaxis_adjoint(y, x, source, destination):
 @tangent(np.moveaxis)
 def moveaxis_tangent(y, x, source, destination):
     d[y] = np.moveaxis(d[x], source, destination)
+
+
+@adjoint(np.rollaxis)
+def rollaxis_adjoint(y, a, axis, start=0):
+    d[a] = np.moveaxis(d[y], rollaxis_position(axis, start, np.ndim(a)), axis)
+
+
+@tangent(np.rollaxis)
+def rollaxis_tangent(y, a, axis, start=0):
+    d[y] = np.rollaxis(d[a], axis, start=start)
 
 
 @adjoint(np.flip)

@@ -24,6 +24,11 @@ Contract:
   readable name (``np.sin``, ``math.sin``, ``operator.mul (*)``), with the
   modes it has a rule in, then the functions declared non-differentiable,
   then the totals (``N functions: R reverse, F forward``).
+  ``srcad templates --missing`` lists instead, module by module, the
+  functions autograd differentiates (the reference list in
+  ``grad_templates/reference.py``) that srcad covers in neither mode or in
+  one only, then the reference names this installation does not have, then
+  the total (``N missing``).
 - ``python -m srcad`` is the same command.
 
 Example::
@@ -31,6 +36,7 @@ Example::
     $ srcad show examples/quickstart.py:loss --wrt W
     $ python -m srcad show mypackage.model:energy --wrt 0,1 --passes
     $ srcad templates
+    $ srcad templates --missing
 """
 from __future__ import annotations
 
@@ -215,10 +221,12 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
                            "when a function whose loops store element by element gets arrays of those ranks")
     kernel_cli.add_command(commands)
-    commands.add_parser(
+    templates = commands.add_parser(
         "templates", help="list the functions srcad has gradient rules for, and their modes",
         description="List the functions srcad has gradient rules for (and in which modes), then those "
                     "declared non-differentiable, then the totals.")
+    templates.add_argument("--missing", action="store_true",
+                           help="list the functions autograd differentiates that srcad does not, by module")
     return parser
 
 
@@ -294,6 +302,23 @@ def _templates(out) -> int:
     return EXIT_OK
 
 
+def _missing(out) -> int:
+    """Print, by module, the functions of the reference list srcad does not cover in both modes."""
+    from grad_templates.reference import missing, unavailable
+    gaps = missing()
+    out.write("functions autograd differentiates that srcad does not (reference: grad_templates/reference.py):\n")
+    for module, entries in gaps.items():
+        text = ", ".join(name if what == "no rule" else f"{name} ({what})" for name, what in entries) or "none"
+        out.write(textwrap.fill(f"{module} ({len(entries)}): {text}", width=99, subsequent_indent="  ",
+                                break_on_hyphens=False) + "\n")
+    absent = [f"{module}.{name}" for module, names in unavailable().items() for name in names]
+    if absent:
+        out.write(textwrap.fill("not in the installed versions: " + ", ".join(absent), width=99,
+                                subsequent_indent="  ", break_on_hyphens=False) + "\n")
+    out.write(f"{sum(len(entries) for entries in gaps.values())} missing\n")
+    return EXIT_OK
+
+
 def _parse_ranks(text: Optional[str]):
     """``"2,2"`` as ``(2, 2)``; None when not given."""
     if not text:
@@ -351,7 +376,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     args = _build_parser().parse_args(argv)
     try:
         if args.command == "templates":
-            return _templates(sys.stdout)
+            return _missing(sys.stdout) if args.missing else _templates(sys.stdout)
         if args.command == "kernel":
             return kernel_cli.run(args, sys.stdout)
         return _show(args, sys.stdout)

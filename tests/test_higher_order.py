@@ -348,7 +348,6 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "np.linalg.norm-ord2-(3,2)": "spectral norm of a matrix: its Hessian is not implemented",
     "np.linalg.norm-ord-2-": "spectral norm of a matrix: its Hessian is not implemented",
     "np.linalg.norm-nuc-": "nuclear norm: its Hessian is not implemented",
-    "np.linalg.matrix_power-": "matrix_power_grad's source cannot be differentiated",
     "np.linalg.svd-(": "svd_grad's source cannot be differentiated (singular vectors)",
     "np.linalg.svd-square-": "svd_grad's source cannot be differentiated (singular vectors)",
     "np.linalg.svd-values-of-full-": "svd_grad's source cannot be differentiated (singular vectors)",
@@ -357,10 +356,7 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "norm_direction-": "third derivatives of norms are not implemented",
     "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
 }
-REVERSE_ONLY_GAPS = {   # reverse over reverse only: the transpose adjoint branches on axes computed at run time
-    "np.transpose-axes-": "transpose_adjoint tests `axes is None` on a variable",
-    "np.transpose-negative-axes-": "transpose_adjoint tests `axes is None` on a variable",
-}
+REVERSE_ONLY_GAPS = {}   # reverse over reverse only: case-id prefix: why
 ROW_CASES = cases(SPECS)
 
 

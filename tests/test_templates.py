@@ -14,7 +14,8 @@ Contract:
   fails here.
 - ``test_rows_use_their_primal``: each row's expression really calls (or spells
   with an operator) the primal the row names.
-- ``test_second_order``: on the cases named in ``ORDER2_IDS`` (every family),
+- ``test_second_order``: on the cases named in ``ORDER2_IDS`` (every family;
+  ``tests/test_higher_order.py`` differentiates every row twice as well),
   ``srcad.check_grads(order=2)`` in both modes: srcad's derivative functions,
   differentiated by finite differences, match second-order finite
   differences of the function.
@@ -169,6 +170,15 @@ ORDER2_IDS = [
     "np.pad-constant-values-(3,)xfloat", "op.getitem-fancy-repeated-(3,2)", "np.array-nested-floatxfloat",
     "special.softmax-axis1-(2,3)", "special.log_softmax-(3,)", "special.logsumexp-weights-(3,)x(3,)",
     "special.expit-(3,)", "special.xlogy-(3,)x(3,)",
+    # NumPy breadth (issue 20)
+    "np.rollaxis-negative-start-(2,3,4)", "np.partition-kths-axis0-(4,3)", "np.append-(2,2)x(3,)",
+    "np.select-(2,3)x(3,)x()", "np.nan_to_num-replacements-(2,3)x(2,3)x()", "np.nancumprod-(2,3)x(2,3)",
+    "np.diff-both-(2,3)x(2,1)x()", "np.gradient-both-axes-(3,4)xfloatx(4,)", "np.trapezoid-x-axis0-(3,2)x(3,2)",
+    "np.interp-left-right-(2,3)x(4,)x()", "np.polyval-(1,)x(2,3)", "np.cross-axes-(3,2,2)x(2,3)",
+    "np.convolve-same-(2,)x(4,)", "np.correlate-same-(2,)x(5,)", "np.tensordot-negative-(2,3,4)x(3,2,4)",
+    "np.linalg.eig-(3,3)x(3,3)", "np.linalg.eigvals-(3,3)x(3,3)", "np.linalg.qr-(2,4)",
+    "np.linalg.lstsq-all-(4,2)x(4,3)", "np.linalg.pinv-hermitian-lower-(3,3)",
+    "np.linalg.matrix_power-negative-(3,3)",
 ]
 
 

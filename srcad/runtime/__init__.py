@@ -11,6 +11,10 @@ Contract:
   - ``reductions``: sums, extremes, cumulative operations;
   - ``shapes``: the inverses of joining, splitting, padding and indexing;
   - ``decompositions``: Cholesky, eigh and SVD;
+  - ``arrays``: rollaxis, partition and select;
+  - ``numerical``: differences, integrals, interpolation, polynomials, convolutions;
+  - ``stencils``: ``np.gradient``;
+  - ``factorizations``: eig, eigvals, qr, lstsq, the Hermitian pinv and matrix powers;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -42,7 +46,7 @@ from .linalg import (
     per_matrix, inner_lhs_grad, inner_rhs_grad, tensordot_lhs_grad, tensordot_rhs_grad,
     kron_lhs_grad, kron_rhs_grad, cross_lhs_grad, cross_rhs_grad, einsum_first, einsum_of,
     einsum_grad, norm_direction, norm_direction_tangent, solve_like, apply_like, outer_like,
-    matrix_power_grad, matrix_power_tangent, pinv_grad, pinv_tangent)
+    pinv_grad, pinv_tangent)
 from .memory import shares, holds, diagonal_index, put_index
 from .reductions import (
     extreme_share, ptp_share, prod_others, prod_others_tangent, prod_others_tangent2,
@@ -55,12 +59,25 @@ from .shapes import (
 from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
+from .arrays import rollaxis_position, matching_order, select_rest, unselect
+from .numerical import (
+    undiff, undiff_piece, diff_piece, trapezoid_weights, trapezoid_x_grad, trapezoid_x_tangent, interp_slope,
+    interp_fp_tangent, interp_fp_grad, interp_xp_grad, interp_xp_tangent, polyval_slope, polyval_coefficient_grad,
+    convolve_grad, correlate_grad)
+from .stencils import (
+    gradient_axes, gradient_weights, gradient_weight_partials, gradient_stack, gradient_unstack, gradient_restack,
+    gradient_transpose, gradient_spacing_grad, gradient_spacing_stack)
+from .factorizations import (
+    eigenvalue_gaps, eig_grad, eig_tangent, eigvals_grad, eigvals_tangent, qr_grad, qr_tangent, lstsq_grads,
+    lstsq_x_tangent, lstsq_x_tangent_rhs, lstsq_residuals_tangent, lstsq_residuals_tangent_rhs,
+    lstsq_singular_values_tangent, matrix_power_grad, matrix_power_tangent, pinv_hermitian_grad, pinv_hermitian_tangent, require_real_eigenvalues,
+    require_no_extra_columns, require_qr_mode)
 from .hooks import insert_grad_of
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
-                 extremum_grad, add_lists, add_structures, zeros_like, copied)
+                 extremum_grad, add_lists, add_structures, zeros_like, copied, unselect)
 from .gradients import stop_gradient
 from .guards import strong_product, strong_quotient
 
@@ -83,5 +100,14 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "index_range", "linspace_weights", "linspace_step_weight", "sample_axis",
            "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
            "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
-           "singular_values_tangent", "insert_grad_of", "stop_gradient",
+           "singular_values_tangent", "rollaxis_position", "matching_order", "select_rest", "unselect",
+           "undiff", "undiff_piece", "diff_piece", "trapezoid_weights", "trapezoid_x_grad", "trapezoid_x_tangent",
+           "interp_slope", "interp_fp_tangent", "interp_fp_grad", "interp_xp_grad", "interp_xp_tangent",
+           "polyval_slope", "polyval_coefficient_grad", "convolve_grad", "correlate_grad", "gradient_axes",
+           "gradient_weights", "gradient_weight_partials", "gradient_stack", "gradient_unstack", "gradient_restack",
+           "gradient_transpose", "gradient_spacing_grad", "gradient_spacing_stack", "eigenvalue_gaps", "eig_grad",
+           "eig_tangent", "eigvals_grad", "eigvals_tangent", "qr_grad", "qr_tangent", "lstsq_grads",
+           "lstsq_x_tangent", "lstsq_x_tangent_rhs", "lstsq_residuals_tangent", "lstsq_residuals_tangent_rhs",
+           "lstsq_singular_values_tangent", "pinv_hermitian_grad", "pinv_hermitian_tangent", "require_real_eigenvalues", "require_no_extra_columns", "require_qr_mode",
+           "insert_grad_of", "stop_gradient",
            "strong_product", "strong_quotient"]

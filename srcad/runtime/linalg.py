@@ -130,28 +130,40 @@ def kron_rhs_grad(grad, a, b):
     return np.reshape(np.sum(blocks * spread, axis=tuple(range(0, 2 * len(a_shape), 2))), np.shape(b))
 
 
-def cross_lhs_grad(grad, a, b):
-    """The gradient of ``np.cross(a, b)`` (vectors along the last axis) with respect to ``a``.
+def _cross_grad(grad, a, b, axisa, axisb, axisc, axis, flip):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``a``; with ``flip``,
+    of ``np.cross(b, a, axisb, axisa, axisc, axis)`` (which is minus it)."""
+    if axis is not None:
+        axisa = axisb = axisc = axis
+    moved_a, moved_b = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
+    if np.shape(moved_a)[-1] == 2 and np.shape(moved_b)[-1] == 2:   # the cross product of 2-vectors is a number
+        grad = np.asarray(grad)[..., None]
+        result = grad * np.stack([moved_b[..., 1], -moved_b[..., 0]], axis=-1)
+    else:   # 3-vectors (a 2-vector is one with third component 0)
+        grad = np.moveaxis(grad, axisc, -1)
+        if np.shape(moved_b)[-1] == 2:
+            moved_b = np.concatenate([moved_b, np.zeros(np.shape(moved_b)[:-1] + (1,))], axis=-1)
+        result = np.cross(moved_b, grad)[..., :np.shape(moved_a)[-1]]
+    result = -result if flip else result
+    return np.moveaxis(unbroadcast(result, moved_a), -1, axisa)
+
+
+def cross_lhs_grad(grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``a``.
 
     Example: ``cross_lhs_grad(np.array([0.0, 0.0, 1.0]), np.zeros(3), np.array([0.0, 1.0, 0.0]))``
     is ``array([1., 0., 0.])``.
     """
-    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:   # the cross product of 2-vectors is a number
-        grad = np.asarray(grad)[..., None]
-        return unbroadcast(grad * np.stack([b[..., 1], -b[..., 0]], axis=-1), a)
-    return unbroadcast(np.cross(b, grad), a)
+    return _cross_grad(grad, a, b, axisa, axisb, axisc, axis, False)
 
 
-def cross_rhs_grad(grad, a, b):
-    """The gradient of ``np.cross(a, b)`` (vectors along the last axis) with respect to ``b``.
+def cross_rhs_grad(grad, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """The gradient of ``np.cross(a, b, axisa, axisb, axisc, axis)`` with respect to ``b``.
 
     Example: ``cross_rhs_grad(np.array([0.0, 0.0, 1.0]), np.array([1.0, 0.0, 0.0]), np.zeros(3))``
     is ``array([0., 1., 0.])``.
     """
-    if np.shape(a)[-1] == 2 and np.shape(b)[-1] == 2:
-        grad = np.asarray(grad)[..., None]
-        return unbroadcast(grad * np.stack([-a[..., 1], a[..., 0]], axis=-1), b)
-    return unbroadcast(np.cross(grad, a), b)
+    return _cross_grad(grad, b, a, axisb, axisa, axisc, axis, True)
 
 
 # --------------------------------------------------------------------------
@@ -357,34 +369,6 @@ def outer_like(g, x, a, b):
     if _vector_rhs(a, b):
         return np.asarray(g)[..., :, None] * np.asarray(x)[..., None, :]
     return g @ _mT(x)
-
-
-def matrix_power_grad(grad, a, n):
-    """The gradient of ``np.linalg.matrix_power(a, n)`` with respect to ``a``.
-
-    Example: ``matrix_power_grad(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
-    """
-    if n < 0:
-        inverse = np.linalg.inv(a)
-        return -_mT(inverse) @ matrix_power_grad(grad, inverse, -n) @ _mT(inverse)
-    powers = [np.broadcast_to(np.eye(np.shape(a)[-1]), np.shape(a))]
-    for _ in range(1, n):
-        powers.append(powers[-1] @ a)
-    return sum(_mT(powers[k]) @ grad @ _mT(powers[n - 1 - k]) for k in range(n)) if n else np.zeros(np.shape(a))
-
-
-def matrix_power_tangent(tangent, a, n):
-    """The tangent of ``np.linalg.matrix_power(a, n)`` for the input tangent ``tangent``.
-
-    Example: ``matrix_power_tangent(np.ones((1, 1)), np.full((1, 1), 3.0), 2)`` is ``array([[6.]])``.
-    """
-    if n < 0:
-        inverse = np.linalg.inv(a)
-        return matrix_power_tangent(-inverse @ tangent @ inverse, inverse, -n)
-    powers = [np.broadcast_to(np.eye(np.shape(a)[-1]), np.shape(a))]
-    for _ in range(1, n):
-        powers.append(powers[-1] @ a)
-    return sum(powers[k] @ tangent @ powers[n - 1 - k] for k in range(n)) if n else np.zeros(np.shape(a))
 
 
 def pinv_grad(grad, a, p):
