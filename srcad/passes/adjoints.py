@@ -14,7 +14,9 @@ holds its array) and turns template statements ``d[x] = e`` into code:
   defined nor computed there;
 - the adjoint of a list f appends to is a list: one a rule gives as an array
   goes through ``unarray`` (one entry per item) unless the rule's helper is
-  one of ``runtime.ITEM_ADJOINTS``, which give lists already.
+  one of ``runtime.ITEM_ADJOINTS``, which give lists already; a list adjoint
+  (a list literal or such a helper's) adds to an adjoint defined already
+  through ``add_structures``, never ``+`` (which would concatenate).
 It never reads the primal tree beyond the statements it is handed.
 
 Example: two contributions to ``dx`` give ``dx = e1`` then ``dx += e2``
@@ -28,7 +30,7 @@ from typing import List
 import gast
 
 from ..frontend import syntax
-from ..runtime.containers import add_lists
+from ..runtime.containers import add_lists, add_structures
 from .activity import carries_derivative, differentiable_operands
 from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
@@ -181,6 +183,9 @@ class AdjointState:
             return [syntax.assign(adjoint, value)]
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
+            return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
+        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_items(value):   # `+` would concatenate
+            helper = syntax.name(self.unit.bindings.bind("add_structures", add_structures))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if self.state[name]:
             return [gast.AugAssign(target=syntax.store(adjoint), op=gast.Add(), value=value)]
