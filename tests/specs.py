@@ -48,12 +48,12 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
-    from scipy import special
+    from scipy import linalg, special
 except ImportError:  # SciPy is optional: its rows are left out
-    special = None
+    linalg = special = None
 
 ARGUMENTS = ("x", "y", "z")
-NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime,
+NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "runtime": runtime,
              "runtime_limits": runtime_limits,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
@@ -102,7 +102,7 @@ class Spec:
 def primal_label(primal) -> str:
     """``op.add``, ``np.sum``, ``np.linalg.norm``, ``special.expit``, ``math.sin``, ``abs``: a short readable name."""
     name = getattr(primal, "__name__", repr(primal))
-    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("math", math)]
+    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg), ("math", math)]
     for prefix, namespace in namespaces:
         if namespace is not None and getattr(namespace, name, None) is primal:
             return f"{prefix}.{name}"
@@ -697,6 +697,43 @@ if special is not None:
     ]
     if hasattr(special, "softplus"):
         SPECS.append(Spec(special.softplus, "special.softplus(x)", UNARY))
+    # scipy.linalg (grad_templates/scipy_linalg.py) ----------------------------
+    SPECS += [
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y)",
+             [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((3, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2))],
+             domain=("wellcond", "real")),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, lower=True, unit_diagonal=True)",
+             [((3, 3), (3,)), ((3, 3), (3, 2))], domain=("wellcond", "real"), tag="lower-unit"),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, trans='T', lower=True)",
+             [((3, 3), (3,)), ((2, 3, 3), (3, 2))], domain=("wellcond", "real"), tag="trans"),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, trans=2, unit_diagonal=True)",
+             [((3, 3), (3, 2))], domain=("wellcond", "real"), tag="trans-unit"),
+        Spec(linalg.cholesky, "linalg.cholesky(x)", [(3, 3), (2, 3, 3)], domain="spd"),
+        Spec(linalg.cholesky, "linalg.cholesky(x, lower=True)", [(3, 3)], domain="spd", tag="lower"),
+        Spec(linalg.cho_factor, "linalg.cho_factor(x)[0]", [(3, 3)], domain="spd"),
+        Spec(linalg.cho_factor, "linalg.cho_factor(x, lower=True)", [(3, 3)], domain="spd", tag="lower"),
+        Spec(linalg.cho_solve, "linalg.cho_solve(linalg.cho_factor(x), y)", [((3, 3), (3,)), ((3, 3), (3, 2))],
+             domain=("spd", "real")),
+        Spec(linalg.cho_solve, "linalg.cho_solve(linalg.cho_factor(x, lower=True), y)", [((3, 3), (3, 2))],
+             domain=("spd", "real"), tag="lower"),
+        Spec(linalg.lu_factor, "linalg.lu_factor(x)", [(3, 3), (4, 4)], domain="wellcond"),
+        Spec(linalg.lu_solve, "linalg.lu_solve(linalg.lu_factor(x), y)", [((3, 3), (3,)), ((4, 4), (4, 2))],
+             domain=("wellcond", "real")),
+        Spec(linalg.lu_solve, "linalg.lu_solve(linalg.lu_factor(x), y, trans=1)", [((3, 3), (3,)), ((3, 3), (3, 2))],
+             domain=("wellcond", "real"), tag="trans"),
+        Spec(linalg.eigh, "linalg.eigh(x, driver='evd')", [(3, 3)], domain="symmetric"),   # vectors' signs: see rule
+        Spec(linalg.eigh, "linalg.eigh(x, lower=False)[1] ** 2", [(3, 3)], domain="symmetric", tag="upper-vectors"),
+        Spec(linalg.eigh, "linalg.eigh(x, eigvals_only=True)", [(3, 3)], domain="symmetric", tag="values-only"),
+        Spec(linalg.eigh, "linalg.eigh(x, lower=False, eigvals_only=True)", [(3, 3)], domain="symmetric",
+             tag="upper-values-only"),
+        Spec(linalg.inv, "linalg.inv(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.det, "linalg.det(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.expm, "linalg.expm(x)", [(3, 3), (2, 2, 2)]),
+        Spec(linalg.sqrtm, "linalg.sqrtm(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.sqrtm, "linalg.sqrtm(x)", [(3, 3)], domain="spd", tag="spd"),
+        Spec(linalg.solve_sylvester, "linalg.solve_sylvester(x, y, z)", [((3, 3), (2, 2), (3, 2)), ((2, 2, 2), (2, 2), (2, 2))],
+             domain=("wellcond", "wellcond", "real")),
+    ]
 
 
 @dataclass
