@@ -38,9 +38,11 @@ from scipy import linalg
 from srcad.runtime import per_matrix, unbroadcast
 from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad,
                                           eigvalsh_tangent)
+from srcad.runtime import factors
 from srcad.runtime.factors import (as_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad,
                                    cho_solve_moved, frechet_block, from_columns, lu_factor_grad, lu_factor_tangent,
-                                   lu_rows, lu_solve_grad, lu_solve_moved, triangle, upper_right)
+                                   lu_rows, lu_solve_grad, lu_solve_moved, real_root, triangle,
+                                   upper_right)
 from srcad.templates import adjoint, d, literal, nondifferentiable, tangent
 
 
@@ -208,12 +210,24 @@ def expm_tangent(y, A):
 
 @adjoint(linalg.sqrtm)
 def sqrtm_adjoint(y, A):
-    d[A] = linalg.solve_sylvester(np.swapaxes(y, -1, -2), np.swapaxes(y, -1, -2), d[y])
+    root = np.swapaxes(real_root(y), -1, -2)
+    d[A] = linalg.solve_sylvester(root, root, d[y])
 
 
 @tangent(linalg.sqrtm)
 def sqrtm_tangent(y, A):
-    d[y] = linalg.solve_sylvester(y, y, d[A])
+    root = real_root(y)
+    d[y] = linalg.solve_sylvester(root, root, d[A])
+
+
+@adjoint(factors.real_root)
+def real_root_adjoint(y, root):
+    d[root] = d[y]
+
+
+@tangent(factors.real_root)
+def real_root_tangent(y, root):
+    d[y] = d[root]
 
 
 @adjoint(linalg.solve_sylvester)

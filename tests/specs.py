@@ -43,6 +43,7 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 import numpy as np
 
 from srcad import runtime
+from srcad.runtime import factors as runtime_factors
 from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
                            shapes as runtime_shapes)
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
@@ -54,7 +55,7 @@ except ImportError:  # SciPy is optional: its rows are left out
 
 ARGUMENTS = ("x", "y", "z")
 NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "runtime": runtime,
-             "runtime_limits": runtime_limits,
+             "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
 
@@ -733,6 +734,7 @@ if special is not None:
         Spec(linalg.sqrtm, "linalg.sqrtm(x)", [(3, 3)], domain="spd", tag="spd"),
         Spec(linalg.solve_sylvester, "linalg.solve_sylvester(x, y, z)", [((3, 3), (2, 2), (3, 2)), ((2, 2, 2), (2, 2), (2, 2))],
              domain=("wellcond", "wellcond", "real")),
+        Spec(runtime_factors.real_root, "runtime_factors.real_root(x)", [(2, 2)]),
     ]
 
 

@@ -11,6 +11,8 @@ Contract:
   - ``reductions``: sums, extremes, cumulative operations;
   - ``shapes``: the inverses of joining, splitting, padding and indexing;
   - ``decompositions``: Cholesky, eigh and SVD;
+  - ``factors``: triangles, packed Cholesky and LU factors and Fréchet
+    blocks, for ``scipy.linalg``;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -56,6 +58,10 @@ from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
 from .hooks import insert_grad_of
+from .factors import (
+    triangle, as_columns, from_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad, cho_solve_moved,
+    lu_rows, lu_factor_grad, lu_factor_tangent, lu_solve_grad, lu_solve_moved, real_root, frechet_block,
+    upper_right)
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
@@ -84,4 +90,8 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
            "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
            "singular_values_tangent", "insert_grad_of", "stop_gradient",
-           "strong_product", "strong_quotient"]
+           "strong_product", "strong_quotient",
+           # scipy (factors)
+           "triangle", "as_columns", "from_columns", "cho_factor_grad", "cho_factor_tangent", "cho_solve_grad",
+           "cho_solve_moved", "lu_rows", "lu_factor_grad", "lu_factor_tangent", "lu_solve_grad", "lu_solve_moved",
+           "real_root", "frechet_block", "upper_right"]

@@ -26,6 +26,9 @@ axes are the matrix).  Real inputs only.
   packed factor; ``cho_solve_moved`` / ``lu_solve_moved`` return ``dA @ x``
   (``dA^T @ x`` for ``trans``) for a tangent of the factors: the tangent of
   ``x`` is the solve of ``db`` minus it.
+- ``real_root(root)`` is ``root``, the result of ``scipy.linalg.sqrtm``, and
+  raises ``ComplexError`` when it is complex (its argument had an eigenvalue
+  on the negative real axis), so a complex root never reaches a derivative.
 - ``frechet_block(a, e)`` is the block matrix ``[[a, e], [0, a]]`` and
   ``upper_right(m)`` its top-right quarter: a matrix function ``f`` (``expm``)
   has the directional derivative ``upper_right(f(frechet_block(a, e)))``.
@@ -41,6 +44,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..errors import COMPLEX_WHY, ComplexError
 from .decompositions import cholesky_grad, cholesky_tangent
 
 
@@ -212,3 +216,16 @@ def upper_right(m):
     """
     n = np.shape(m)[-1] // 2
     return m[..., :n, n:]
+
+
+def real_root(root):
+    """``root`` (a result of ``scipy.linalg.sqrtm``) itself; ``ComplexError`` when it is complex.
+
+    Example: ``real_root(np.eye(2))`` is ``np.eye(2)``.
+    """
+    if np.iscomplexobj(root):
+        raise ComplexError(f"scipy.linalg.sqrtm returned a complex matrix (its argument has an eigenvalue on the "
+                           f"negative real axis), and its derivative was asked for; {COMPLEX_WHY}. Differentiate the "
+                           f"square root of a matrix whose eigenvalues are not negative reals, e.g. a symmetric "
+                           f"positive definite one")
+    return root

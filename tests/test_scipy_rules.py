@@ -1,0 +1,127 @@
+"""SciPy's rules beyond the spec table: when they register, what they refuse, how they read packed factors.
+
+Contract:
+- Importing srcad imports no SciPy module; a SciPy module's rules register
+  when it is imported (before or after srcad), and srcad works without SciPy
+  at all (each checked in a fresh interpreter).
+- Arguments a rule does not declare (``overwrite_b``, ``eigh``'s ``b``) are
+  refused at the user's line; a complex ``sqrtm`` (a matrix with negative
+  eigenvalues) raises ``ComplexError`` instead of giving a derivative.
+- Factors unpacked into names (``c, low = cho_factor(a)``) and a ``lower``
+  flag held in a variable are differentiated in both modes.
+"""
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import srcad
+
+from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
+from gradcheck import check_forward, check_forward_reverse, check_reverse, make_function
+
+linalg = pytest.importorskip("scipy.linalg")
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def run_python(code: str) -> str:
+    """Run ``code`` in a fresh interpreter that imports this checkout; return its stdout."""
+    env = dict(os.environ, PYTHONPATH=str(REPO), SRCAD_CACHE="0")
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_importing_srcad_imports_no_scipy_and_rules_register_on_import():
+    out = run_python("""
+        import sys
+        import srcad
+        from srcad.templates import REGISTRY
+        print("scipy" in sys.modules)
+        from scipy import linalg
+        print(any(t.primal is linalg.expm for t in REGISTRY.rules["reverse"].values()))
+    """)
+    assert out.split() == ["False", "True"]
+
+
+def test_rules_of_modules_imported_before_srcad_register_too():
+    out = run_python("""
+        from scipy import special
+        import srcad
+        from srcad.templates import REGISTRY
+        print(any(t.primal is special.expit for t in REGISTRY.rules["forward"].values()))
+    """)
+    assert out.split() == ["True"]
+
+
+def test_srcad_works_without_scipy(tmp_path):
+    (tmp_path / "model.py").write_text("import numpy as np\n\ndef f(x):\n    return np.sum(np.sin(x))\n")
+    out = run_python(f"""
+        import sys
+        sys.modules["scipy"] = None          # as if SciPy were not installed
+        sys.path.insert(0, {str(tmp_path)!r})
+        import numpy as np, srcad, model
+        from grad_templates import optional
+        print(optional.load_all(), srcad.grad(model.f)(np.zeros(2)))
+    """)
+    assert out.split() == ["[]", "[1.", "1.]"]
+
+
+# packed factors, flags and refusals ------------------------------------------------------------------------
+
+FACTOR_TEXT = """def solve_twice(a, b):
+    c, low = linalg.cho_factor(a, lower=True)
+    x = linalg.cho_solve((c, low), b)
+    lu, piv = linalg.lu_factor(a)
+    z = linalg.lu_solve((lu, piv), x, trans=1)
+    return np.sum(z * x) + np.sum(linalg.solve_triangular(c, z, lower=low))
+"""
+
+FLAG_TEXT = """def cholesky_with_flag(a, flag):
+    return np.sum(linalg.cholesky(a, lower=flag) ** 3)
+"""
+
+
+def _spd(n, seed=0):
+    m = np.random.default_rng(seed).standard_normal((n, n))
+    return m @ m.T + n * np.eye(n)
+
+
+@pytest.mark.parametrize("check", [check_reverse, check_forward, check_forward_reverse])
+def test_unpacked_factors_and_their_flag(check):
+    f = make_function(FACTOR_TEXT, {"np": np, "linalg": linalg})
+    check(f, (_spd(3), np.random.default_rng(1).standard_normal(3)))
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_lower_held_in_a_variable(flag):
+    f = make_function(FLAG_TEXT, {"np": np, "linalg": linalg})
+    for check in (check_reverse, check_forward):
+        check(f, (_spd(3), flag), wrt=0)
+
+
+@pytest.mark.parametrize("text, words", [
+    ("def f(a, b):\n    return np.sum(linalg.solve_triangular(a, b, overwrite_b=True))\n", "overwrite_b"),
+    ("def f(a, b):\n    return np.sum(linalg.eigh(a, b)[0])\n", "linalg.eigh"),
+    ("def f(a, b):\n    return np.sum(linalg.inv(a, overwrite_a=True) @ b)\n", "overwrite_a"),
+])
+def test_arguments_without_a_rule_are_refused_at_their_line(text, words):
+    f = make_function(text, {"np": np, "linalg": linalg})
+    with pytest.raises(srcad.SrcadError, match=words) as caught:
+        srcad.grad(f, wrt=(0, 1))(_spd(2), _spd(2))
+    assert ":2:" in str(caught.value)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_complex_square_root_is_refused(mode):
+    f = make_function("def f(a):\n    return np.sum(np.abs(linalg.sqrtm(a)))\n", {"np": np, "linalg": linalg})
+    a = np.array([[-2.0, 0.3], [0.1, 1.0]])   # one negative eigenvalue: the root is complex
+    derivative = srcad.autodiff(f, mode=mode)
+    with pytest.raises(srcad.ComplexError, match="sqrtm returned a complex matrix"):
+        derivative(a, 1.0) if mode == "reverse" else derivative(a, np.ones((2, 2)))
