@@ -2,8 +2,8 @@
 
 Contract:
 - Importing srcad never imports SciPy.  Each family module here
-  (``special``, ``scipy_linalg``, ``scipy_stats``, ``scipy_signal``,
-  ``scipy_integrate``) imports the SciPy module it has rules for, and is
+  (``FAMILIES``: ``special``, ``scipy_linalg``, ``scipy_stats``...) imports
+  the SciPy module it has rules for, and is
   imported (so its rules are registered) as soon as that SciPy module is:
   at once when it is imported already, else right after its import
   finishes, through a finder on ``sys.meta_path`` that answers for those
@@ -30,14 +30,14 @@ import importlib.abc
 import sys
 import threading
 import warnings
-from typing import Dict, List
+from typing import Dict, List, Tuple
 
-FAMILIES: Dict[str, str] = {   # the SciPy module -> the family module with its rules
-    "scipy.special": "special",
-    "scipy.linalg": "scipy_linalg",
-    "scipy.stats": "scipy_stats",
-    "scipy.signal": "scipy_signal",
-    "scipy.integrate": "scipy_integrate",
+FAMILIES: Dict[str, Tuple[str, ...]] = {   # the SciPy module -> the family modules with its rules
+    "scipy.special": ("special", "special_incomplete"),
+    "scipy.linalg": ("scipy_linalg",),
+    "scipy.stats": ("scipy_stats", "scipy_stats_shapes", "scipy_stats_multivariate"),
+    "scipy.signal": ("scipy_signal",),
+    "scipy.integrate": ("scipy_integrate",),
 }
 
 _loaded: List[str] = []
@@ -45,17 +45,17 @@ _lock = threading.RLock()
 
 
 def _register(library: str) -> None:
-    """Import the family module of ``library`` (once)."""
-    family = FAMILIES[library]
+    """Import the family modules of ``library`` (once)."""
     with _lock:
-        if family in _loaded:
-            return
-        _loaded.append(family)
-        try:
-            importlib.import_module(f"{__package__}.{family}")
-        except Exception as exc:   # pragma: no cover - a broken SciPy: no rules, said once
-            warnings.warn(f"srcad's rules for {library} could not be registered ({type(exc).__name__}: {exc}); "
-                          f"calls to it will have no rule", RuntimeWarning, stacklevel=2)
+        for family in FAMILIES[library]:
+            if family in _loaded:
+                continue
+            _loaded.append(family)
+            try:
+                importlib.import_module(f"{__package__}.{family}")
+            except Exception as exc:   # pragma: no cover - a broken SciPy: no rules, said once
+                warnings.warn(f"srcad's rules for {library} could not be registered ({type(exc).__name__}: "
+                              f"{exc}); calls to it will have no rule", RuntimeWarning, stacklevel=2)
 
 
 class _ThenRegister(importlib.abc.Loader):
@@ -78,7 +78,7 @@ class _WatchImports(importlib.abc.MetaPathFinder):
     """Finds nothing itself: for a watched name, takes the spec the next finders give and wraps its loader."""
 
     def find_spec(self, fullname, path, target=None):
-        if fullname not in FAMILIES or FAMILIES[fullname] in _loaded:
+        if fullname not in FAMILIES or set(FAMILIES[fullname]) <= set(_loaded):
             return None
         for finder in sys.meta_path:
             if finder is self or not hasattr(finder, "find_spec"):
@@ -106,7 +106,7 @@ def load_all() -> List[str]:
     Example::
 
         >>> load_all()          # doctest: +SKIP
-        ['special', 'scipy_linalg', 'scipy_stats', 'scipy_signal', 'scipy_integrate']
+        ['special', 'special_incomplete', 'scipy_linalg', 'scipy_stats', ...]
     """
     for library in FAMILIES:
         try:

@@ -62,11 +62,13 @@ def solve_triangular_adjoint(x, a, b, trans=0, lower=False, unit_diagonal=False,
 @tangent(linalg.solve_triangular)
 def solve_triangular_tangent(x, a, b, trans=0, lower=False, unit_diagonal=False, check_finite=True):
     if trans in (0, "N"):
-        moved = triangle(d[a], lower, unit_diagonal) @ as_columns(x, b)
+        d[x] = from_columns(linalg.solve_triangular(
+            a, as_columns(d[b], b) - triangle(d[a], lower, unit_diagonal) @ as_columns(x, b), lower=lower,
+            unit_diagonal=unit_diagonal, check_finite=check_finite), b)
     else:
-        moved = np.swapaxes(triangle(d[a], lower, unit_diagonal), -1, -2) @ as_columns(x, b)
-    d[x] = from_columns(linalg.solve_triangular(a, as_columns(d[b], b) - moved, trans=trans, lower=lower,
-                                                unit_diagonal=unit_diagonal, check_finite=check_finite), b)
+        d[x] = from_columns(linalg.solve_triangular(
+            a, as_columns(d[b], b) - np.swapaxes(triangle(d[a], lower, unit_diagonal), -1, -2) @ as_columns(x, b),
+            trans=trans, lower=lower, unit_diagonal=unit_diagonal, check_finite=check_finite), b)
 
 
 @adjoint(linalg.cholesky)

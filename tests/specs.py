@@ -34,6 +34,7 @@ Adding an operation is adding one row, e.g.::
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import operator
 import zlib
@@ -43,19 +44,23 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 import numpy as np
 
 from srcad import runtime
-from srcad.runtime import factors as runtime_factors
+from srcad.runtime import distributions as runtime_distributions, factors as runtime_factors
+from srcad.templates import REGISTRY
 from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
                            shapes as runtime_shapes)
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
-    from scipy import linalg, special
+    from scipy import linalg, special, stats
+    from grad_templates import special_incomplete as incomplete
 except ImportError:  # SciPy is optional: its rows are left out
-    linalg = special = None
+    linalg = special = stats = incomplete = None
 
 ARGUMENTS = ("x", "y", "z")
-NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "runtime": runtime,
+NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "stats": stats,
+             "incomplete": incomplete, "runtime": runtime,
              "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
+             "runtime_distributions": runtime_distributions,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
 
@@ -100,9 +105,24 @@ class Spec:
         return f"{base}-{self.tag}" if self.tag else base
 
 
+def registered(primal):
+    """The object a rule is registered for that equals ``primal``: a method (``stats.norm.logpdf``) is made anew
+    at each attribute access, and rows name the one in the registry."""
+    if inspect.ismethod(primal):
+        for rules in REGISTRY.rules.values():
+            for key in rules:
+                if key == primal:
+                    return key
+    return primal
+
+
 def primal_label(primal) -> str:
     """``op.add``, ``np.sum``, ``np.linalg.norm``, ``special.expit``, ``math.sin``, ``abs``: a short readable name."""
     name = getattr(primal, "__name__", repr(primal))
+    if inspect.ismethod(primal) and stats is not None:   # scipy.stats.norm.logpdf
+        owner = next((key for key, value in vars(stats).items() if value is primal.__self__), None)
+        if owner is not None:
+            return f"scipy.stats.{owner}.{name}"
     namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg), ("math", math)]
     for prefix, namespace in namespaces:
         if namespace is not None and getattr(namespace, name, None) is primal:
@@ -736,6 +756,92 @@ if special is not None:
              domain=("wellcond", "wellcond", "real")),
         Spec(runtime_factors.real_root, "runtime_factors.real_root(x)", [(2, 2)]),
     ]
+    # scipy.special's incomplete gamma and beta functions (grad_templates/special_incomplete.py) -----------
+    SPECS += [
+        Spec(special.gammainc, "special.gammainc(x, y)", BINARY, domain="positive"),
+        Spec(special.gammaincc, "special.gammaincc(x, y)", [((3,), (3,)), ((2, 3), ())], domain="positive"),
+        Spec(special.betainc, "special.betainc(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("positive", "positive", "prob")),
+        Spec(special.betainc, "special.betainc(x, y, 1.0 - z)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob"), tag="flipped"),
+        Spec(incomplete.gammainc_da, "incomplete.gammainc_da(x, y, 2)", [((3,), (3,))], domain="positive"),
+        Spec(incomplete.gamma_density_da, "incomplete.gamma_density_da(x, y, 1)", [((3,), (3,))], domain="positive"),
+        Spec(incomplete.gamma_density_da, "incomplete.gamma_density_da(x, y)", [((3,), (3,))], domain="positive",
+             tag="order0"),
+        Spec(incomplete.betainc_dab, "incomplete.betainc_dab(x, y, z, 1, 1)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob")),
+        Spec(incomplete.beta_density_dab, "incomplete.beta_density_dab(x, y, z, 0, 1)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob")),
+    ]
+    # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
+    LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]
+    SPECS += [registered_row for row in [
+        Spec(stats.norm.logpdf, "stats.norm.logpdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logpdf, "stats.norm.logpdf(x)", UNARY, tag="standard"),
+        Spec(stats.norm.pdf, "stats.norm.pdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.cdf, "stats.norm.cdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.cdf, "stats.norm.cdf(x, scale=y)", [((3,), ())], domain=("real", "positive"), tag="scale"),
+        Spec(stats.norm.logcdf, "stats.norm.logcdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logcdf, "stats.norm.logcdf(-30.0 * x)", [(3,)], domain="positive", tag="tail"),
+        Spec(stats.t.logpdf, "stats.t.logpdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.t.logpdf, "stats.t.logpdf(x, 3.0, loc=y)", [((3,), ())], tag="loc"),
+        Spec(stats.t.pdf, "stats.t.pdf(x, y, z)", LOC_SCALE, domain=("real", "positive", "real")),
+        Spec(stats.t.cdf, "stats.t.cdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.t.cdf, "stats.t.cdf(x, y, z)", [((3,), (3,), (3,))], domain=("real", "positive", "real"),
+             tag="loc"),
+        Spec(stats.t.logcdf, "stats.t.logcdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.gamma.logpdf, "stats.gamma.logpdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.logpdf, "stats.gamma.logpdf(x, y, z)", [((3,), (3,), ())],
+             domain=("positive", "positive", "negative"), tag="loc"),
+        Spec(stats.gamma.pdf, "stats.gamma.pdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.pdf, "stats.gamma.pdf(x - 1.2, y, z)", [((4,), (), ())], domain="positive",
+             tag="outside"),
+        Spec(stats.gamma.cdf, "stats.gamma.cdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.cdf, "stats.gamma.cdf(x - 1.2, y, z)", [((4,), (), ())], domain="positive", tag="outside"),
+        Spec(stats.gamma.logcdf, "stats.gamma.logcdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.logpdf, "stats.chi2.logpdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.pdf, "stats.chi2.pdf(x, y, z)", [((3,), (3,), ())], domain=("positive", "positive", "negative")),
+        Spec(stats.chi2.cdf, "stats.chi2.cdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.logcdf, "stats.chi2.logcdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.beta.logpdf, "stats.beta.logpdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.logpdf, "stats.beta.logpdf(x, 2.0, 3.0, y, z + 3.0)", [((3,), (), ())],
+             domain=("prob", "negative", "positive"), tag="loc-scale"),
+        Spec(stats.beta.pdf, "stats.beta.pdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.pdf, "stats.beta.pdf(2.0 * x - 0.5, y, z)", [((4,), (), ())],
+             domain=("prob", "positive", "positive"), tag="outside"),
+        Spec(stats.beta.cdf, "stats.beta.cdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.cdf, "stats.beta.cdf(x, 2.0, 3.0, y, z + 3.0)", [((3,), (), ())],
+             domain=("prob", "negative", "positive"), tag="loc-scale"),
+        Spec(stats.beta.logcdf, "stats.beta.logcdf(x, y, z)", [((3,), (3,), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.poisson.pmf, "stats.poisson.pmf(np.array([0.0, 1.0, 3.0, 2.5]), x, loc=-1.0)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.poisson.logpmf, "stats.poisson.logpmf(np.array([0.0, 1.0, 3.0]), x)", [(3,), ()],
+             domain="positive"),
+        Spec(stats.poisson.cdf, "stats.poisson.cdf(np.array([-1.0, 0.5, 2.0, 4.0]), x)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.poisson.logcdf, "stats.poisson.logcdf(np.array([0.0, 0.5, 2.0, 4.0]), x)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.dirichlet.logpdf, "stats.dirichlet.logpdf(x / np.sum(x, axis=0), y)", [((3,), (3,)), ((3, 2), (3,))],
+             domain="positive"),
+        Spec(stats.dirichlet.logpdf, "stats.dirichlet.logpdf(x / (np.sum(x, axis=0) + 1.0), y)",
+             [((2,), (3,)), ((2, 2), (3,))], domain="positive", tag="implied-last"),
+        Spec(stats.dirichlet.pdf, "stats.dirichlet.pdf(x / np.sum(x, axis=0), y)", [((3,), (3,)), ((3, 2), (3,))],
+             domain="positive"),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, y, z)",
+             [((3,), (3,), (3, 3)), ((2, 3), (3,), (3, 3)), ((2, 2, 3), (3,), (3, 3))], domain=("real", "real", "spd")),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, y, z)",
+             [((3,), (3,), (3,)), ((2, 3), (3,), ()), ((4,), (), ()), ((4,), (1,), (1, 1))],
+             domain=("real", "real", "positive"), tag="diagonal"),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, cov=y)",
+             [((2, 3), (3, 3)), ((1, 3), (3, 3))], domain=("real", "spd"), tag="cov"),
+        Spec(stats.multivariate_normal.pdf, "stats.multivariate_normal.pdf(x, y, z)",
+             [((3,), (3,), (3, 3)), ((2, 3), (3,), (3, 3))], domain=("real", "real", "spd")),
+        Spec(runtime_distributions.exp_difference, "runtime_distributions.exp_difference(x, y)", BINARY),
+    ] for registered_row in [Spec(registered(row.primal), row.expr, row.shapes, row.domain, row.tag)]]
 
 
 @dataclass
@@ -800,5 +906,5 @@ def primals_used(expr: str, namespace=None) -> set:
         elif isinstance(node, ast.Subscript):
             found.add(operator.getitem)
         elif isinstance(node, ast.Call):
-            found.add(eval(ast.unparse(node.func), dict(namespace)))
+            found.add(registered(eval(ast.unparse(node.func), dict(namespace))))
     return found

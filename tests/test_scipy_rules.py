@@ -9,11 +9,18 @@ Contract:
   eigenvalues) raises ``ComplexError`` instead of giving a derivative.
 - Factors unpacked into names (``c, low = cho_factor(a)``) and a ``lower``
   flag held in a variable are differentiated in both modes.
+- ``scipy.stats``: ``logpdf`` outside the support has zero derivatives (and
+  no warnings); ``t.cdf`` at its centre and ``logcdf`` far in a tail have
+  finite derivatives; ``multivariate_normal.cdf`` and frozen distributions
+  are errors.
+- Every SciPy row of the spec table with several arguments is checked with
+  respect to each argument alone, in both modes.
 """
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +30,7 @@ import srcad
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
 from gradcheck import check_forward, check_forward_reverse, check_reverse, make_function
+from specs import SPECS, cases
 
 linalg = pytest.importorskip("scipy.linalg")
 
@@ -125,3 +133,55 @@ def test_a_complex_square_root_is_refused(mode):
     derivative = srcad.autodiff(f, mode=mode)
     with pytest.raises(srcad.ComplexError, match="sqrtm returned a complex matrix"):
         derivative(a, 1.0) if mode == "reverse" else derivative(a, np.ones((2, 2)))
+
+
+# scipy.stats -----------------------------------------------------------------------------------------------
+
+stats = pytest.importorskip("scipy.stats")
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_logpdf_outside_the_support_has_zero_derivatives_and_no_warnings(mode):
+    f = make_function("def f(x, a):\n    return stats.gamma.logpdf(x, a) + stats.beta.logpdf(x, a, 2.0) "
+                      "+ stats.chi2.logpdf(x, a)\n", {"stats": stats})
+    derivative = srcad.autodiff(f, wrt=(0, 1), mode=mode)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        result = derivative(-0.5, 1.5, 1.0) if mode == "reverse" else derivative(-0.5, 1.5, 1.0, 1.0)
+    assert np.all(np.asarray(result) == 0.0)
+
+
+def test_t_cdf_at_its_centre_and_logcdf_far_in_the_tail():
+    f = make_function("def f(x, df):\n    return stats.t.cdf(x, df) + stats.t.logcdf(x - 40.0, df) "
+                      "+ stats.norm.logcdf(x - 40.0)\n", {"stats": stats})
+    srcad.check_grads(f, (0.0, 2.5))
+    gradient = srcad.grad(f, wrt=(0, 1))(0.0, 2.5)
+    assert np.all(np.isfinite(gradient))
+
+
+def test_multivariate_normal_cdf_is_refused():
+    f = make_function("def f(m):\n    return stats.multivariate_normal.cdf(np.ones(2), m, np.eye(2))\n",
+                      {"np": np, "stats": stats})
+    with pytest.raises(srcad.SrcadError, match="quasi-Monte Carlo"):
+        srcad.grad(f)(np.zeros(2))
+
+
+def test_a_frozen_distribution_is_an_error_not_a_zero():
+    f = make_function("def f(m):\n    return np.sum(stats.norm(m, 1.0).logpdf(np.ones(2)))\n",
+                      {"np": np, "stats": stats})
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(f)(0.5)
+
+
+# every SciPy row with several arguments, each argument alone (a rule must stand without the others' derivatives)
+
+SCIPY_CASES = [case for case in cases(SPECS) if case.spec.label.startswith(("scipy.", "special.", "gammainc", "gamma_density", "beta"))
+               and len(case.spec.arguments) > 1]
+
+
+@pytest.mark.parametrize("case", SCIPY_CASES, ids=[case.id for case in SCIPY_CASES])
+def test_each_argument_alone(case):
+    args = case.inputs()
+    for position in range(len(args)):
+        check_reverse(case.function, args, wrt=position, trials=1)
+        check_forward(case.function, args, wrt=position, trials=1)
