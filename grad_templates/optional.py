@@ -33,7 +33,7 @@ import warnings
 from typing import Dict, List, Tuple
 
 FAMILIES: Dict[str, Tuple[str, ...]] = {   # the SciPy module -> the family modules with its rules
-    "scipy.special": ("special", "special_incomplete"),
+    "scipy.special": ("special", "special_incomplete", "special_elementary", "special_bessel"),
     "scipy.linalg": ("scipy_linalg",),
     "scipy.stats": ("scipy_stats", "scipy_stats_shapes", "scipy_stats_multivariate"),
     "scipy.signal": ("scipy_signal",),

@@ -773,6 +773,42 @@ if special is not None:
         Spec(incomplete.beta_density_dab, "incomplete.beta_density_dab(x, y, z, 0, 1)", [((3,), (3,), (3,))],
              domain=("positive", "positive", "prob")),
     ]
+    # more of scipy.special (grad_templates/special_elementary.py, special_bessel.py) ------------------------
+    SPECS += [
+        Spec(special.beta, "special.beta(x, y)", BINARY, domain="positive"),
+        Spec(special.rgamma, "special.rgamma(x)", UNARY, domain="positive"),
+        Spec(special.loggamma, "special.loggamma(x)", UNARY, domain="positive"),
+        Spec(special.multigammaln, "special.multigammaln(x, 3)", [(), (3,)], domain="above1"),
+        Spec(special.expm1, "special.expm1(x)", UNARY),
+        Spec(special.log1p, "special.log1p(x)", UNARY, domain="positive"),
+        Spec(special.exp2, "special.exp2(x)", UNARY),
+        Spec(special.exp10, "special.exp10(x)", UNARY),
+        Spec(special.cbrt, "special.cbrt(x)", UNARY, domain="nonzero"),
+        Spec(special.cosm1, "special.cosm1(x)", UNARY),
+        Spec(special.erfcx, "special.erfcx(x)", UNARY),
+        Spec(special.erfcx, "special.erfcx(30.0 * x)", [(3,)], domain="positive", tag="large"),
+        Spec(special.erfi, "special.erfi(x)", UNARY),
+        Spec(special.dawsn, "special.dawsn(x)", UNARY),
+        Spec(special.j0, "special.j0(x)", UNARY),
+        Spec(special.j1, "special.j1(x)", UNARY),
+        Spec(special.y0, "special.y0(x)", UNARY, domain="positive"),
+        Spec(special.y1, "special.y1(x)", UNARY, domain="positive"),
+        Spec(special.jv, "special.jv(2.5, x) + special.jn(2, x)", UNARY, domain="positive"),
+        Spec(special.jv, "special.jv(3, x)", UNARY, tag="integer"),
+        Spec(special.yv, "special.yv(1.5, x)", UNARY, domain="positive"),
+        Spec(special.yn, "special.yn(3, x)", UNARY, domain="positive"),
+        Spec(special.iv, "special.iv(1.5, x)", UNARY, domain="positive"),
+        Spec(special.iv, "special.iv(2, x)", UNARY, tag="integer"),
+        Spec(special.ive, "special.ive(2, x)", UNARY, domain="nonzero"),
+        Spec(special.kv, "special.kv(0.5, x)", UNARY, domain="positive"),
+        Spec(special.kve, "special.kve(1.5, x)", UNARY, domain="positive"),
+        Spec(special.k0, "special.k0(x)", UNARY, domain="positive"),
+        Spec(special.k1, "special.k1(x)", UNARY, domain="positive"),
+        Spec(special.i0e, "special.i0e(x)", UNARY, domain="nonzero"),
+        Spec(special.i1e, "special.i1e(x)", UNARY, domain="nonzero"),
+        Spec(special.k0e, "special.k0e(x)", UNARY, domain="positive"),
+        Spec(special.k1e, "special.k1e(x)", UNARY, domain="positive"),
+    ]
     # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
     LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]
     SPECS += [registered_row for row in [

@@ -4,8 +4,8 @@ Contract:
 - Importing srcad imports no SciPy module; a SciPy module's rules register
   when it is imported (before or after srcad), and srcad works without SciPy
   at all (each checked in a fresh interpreter).
-- Arguments a rule does not declare (``overwrite_b``, ``eigh``'s ``b``) are
-  refused at the user's line; a complex ``sqrtm`` (a matrix with negative
+- Arguments a rule does not declare (``overwrite_b``, ``eigh``'s ``b``) and a
+  Bessel function's order carrying a derivative are refused at the user's line; a complex ``sqrtm`` (a matrix with negative
   eigenvalues) raises ``ComplexError`` instead of giving a derivative.
 - Factors unpacked into names (``c, low = cho_factor(a)``) and a ``lower``
   flag held in a variable are differentiated in both modes.
@@ -133,6 +133,16 @@ def test_a_complex_square_root_is_refused(mode):
     derivative = srcad.autodiff(f, mode=mode)
     with pytest.raises(srcad.ComplexError, match="sqrtm returned a complex matrix"):
         derivative(a, 1.0) if mode == "reverse" else derivative(a, np.ones((2, 2)))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_bessel_order_carrying_a_derivative_is_refused(mode):
+    special = pytest.importorskip("scipy.special")
+    f = make_function("def f(v, x):\n    return special.jv(v, x) + special.kv(1.5, x)\n", {"special": special})
+    srcad.check_grads(f, (0.5, 1.2), wrt=1, modes=(mode,))      # the order is not differentiated: fine
+    with pytest.raises(srcad.SrcadError, match="not differentiated with respect to its argument `v`") as caught:
+        srcad.autodiff(f, wrt=(0, 1), mode=mode)(0.5, 1.2, 1.0, *((1.0,) if mode == "forward" else ()))
+    assert ":2:" in str(caught.value)
 
 
 # scipy.stats -----------------------------------------------------------------------------------------------

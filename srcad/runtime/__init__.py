@@ -13,6 +13,8 @@ Contract:
   - ``decompositions``: Cholesky, eigh and SVD;
   - ``factors``: triangles, packed Cholesky and LU factors and Fréchet
     blocks, for ``scipy.linalg``;
+  - ``distributions``: ratios of densities, Dirichlet components and the
+    multivariate normal's derivatives, for ``scipy.stats``;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -62,6 +64,9 @@ from .factors import (
     triangle, as_columns, from_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad, cho_solve_moved,
     lu_rows, lu_factor_grad, lu_factor_tangent, lu_solve_grad, lu_solve_moved, real_root, frechet_block,
     upper_right)
+from .distributions import (
+    exp_difference, dirichlet_components, normal_x_grad, normal_mean_grad, normal_cov_grad, normal_x_tangent,
+    normal_cov_tangent)
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
@@ -94,4 +99,7 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            # scipy (factors)
            "triangle", "as_columns", "from_columns", "cho_factor_grad", "cho_factor_tangent", "cho_solve_grad",
            "cho_solve_moved", "lu_rows", "lu_factor_grad", "lu_factor_tangent", "lu_solve_grad", "lu_solve_moved",
-           "real_root", "frechet_block", "upper_right"]
+           "real_root", "frechet_block", "upper_right",
+           # scipy (distributions)
+           "exp_difference", "dirichlet_components", "normal_x_grad", "normal_mean_grad", "normal_cov_grad",
+           "normal_x_tangent", "normal_cov_tangent"]
