@@ -51,14 +51,14 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
-    from scipy import linalg, special, stats
+    from scipy import linalg, signal, special, stats
     from grad_templates import special_incomplete as incomplete
 except ImportError:  # SciPy is optional: its rows are left out
-    linalg = special = stats = incomplete = None
+    linalg = signal = special = stats = incomplete = None
 
 ARGUMENTS = ("x", "y", "z")
 NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "stats": stats,
-             "incomplete": incomplete, "runtime": runtime,
+             "signal": signal, "incomplete": incomplete, "runtime": runtime,
              "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
              "runtime_distributions": runtime_distributions,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
@@ -123,7 +123,8 @@ def primal_label(primal) -> str:
         owner = next((key for key, value in vars(stats).items() if value is primal.__self__), None)
         if owner is not None:
             return f"scipy.stats.{owner}.{name}"
-    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg), ("math", math)]
+    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg),
+                  ("scipy.signal", signal), ("math", math)]
     for prefix, namespace in namespaces:
         if namespace is not None and getattr(namespace, name, None) is primal:
             return f"{prefix}.{name}"
@@ -808,6 +809,22 @@ if special is not None:
         Spec(special.i1e, "special.i1e(x)", UNARY, domain="nonzero"),
         Spec(special.k0e, "special.k0e(x)", UNARY, domain="positive"),
         Spec(special.k1e, "special.k1e(x)", UNARY, domain="positive"),
+    ]
+    # scipy.signal (grad_templates/scipy_signal.py) ------------------------------------------------------
+    CONVOLUTIONS = [((5,), (3,)), ((3,), (5,)), ((4, 3), (2, 2)), ((2, 2), (4, 3)), ((4,), (4,))]
+    SPECS += [
+        Spec(signal.convolve, "signal.convolve(x, y)", CONVOLUTIONS + [((3, 4), (2, 5))]),
+        Spec(signal.convolve, "signal.convolve(x, y, mode='same')", CONVOLUTIONS + [((3, 4), (2, 5))], tag="same"),
+        Spec(signal.convolve, "signal.convolve(x, y, 'valid')", CONVOLUTIONS, tag="valid"),
+        Spec(signal.convolve, "signal.convolve(x, y, mode='same', method='fft')", [((6,), (3,)), ((2, 3), (4, 4))],
+             tag="same-fft"),
+        Spec(signal.correlate, "signal.correlate(x, y)", CONVOLUTIONS),
+        Spec(signal.correlate, "signal.correlate(x, y, mode='same')", CONVOLUTIONS + [((3, 4), (2, 5))], tag="same"),
+        Spec(signal.correlate, "signal.correlate(x, y, mode='valid', method='direct')", CONVOLUTIONS, tag="valid"),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y)", [((5,), (3,)), ((4, 3), (2, 2))]),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y, mode='valid')", [((5,), (3,)), ((2, 2), (4, 3))],
+             tag="valid"),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y, 'same')", [((5,), (3,)), ((3, 4), (2, 5))], tag="same"),
     ]
     # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
     LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]

@@ -15,6 +15,7 @@ Contract:
     blocks, for ``scipy.linalg``;
   - ``distributions``: ratios of densities, Dirichlet components and the
     multivariate normal's derivatives, for ``scipy.stats``;
+  - ``convolution``: the padding of ``scipy.signal``'s convolutions;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -67,6 +68,7 @@ from .factors import (
 from .distributions import (
     exp_difference, dirichlet_components, normal_x_grad, normal_mean_grad, normal_cov_grad, normal_x_tangent,
     normal_cov_tangent)
+from .convolution import full_padding
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
@@ -102,4 +104,6 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "real_root", "frechet_block", "upper_right",
            # scipy (distributions)
            "exp_difference", "dirichlet_components", "normal_x_grad", "normal_mean_grad", "normal_cov_grad",
-           "normal_x_tangent", "normal_cov_tangent"]
+           "normal_x_tangent", "normal_cov_tangent",
+           # scipy (convolution)
+           "full_padding"]
