@@ -51,20 +51,33 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
-    from scipy import linalg, signal, special, stats
+    from scipy import integrate, linalg, signal, special, stats
     from grad_templates import special_incomplete as incomplete
 except ImportError:  # SciPy is optional: its rows are left out
-    linalg = signal = special = stats = incomplete = None
+    integrate = linalg = signal = special = stats = incomplete = None
 
 ARGUMENTS = ("x", "y", "z")
 NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "stats": stats,
-             "signal": signal, "incomplete": incomplete, "runtime": runtime,
+             "signal": signal, "integrate": integrate, "incomplete": incomplete, "runtime": runtime,
              "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
              "runtime_distributions": runtime_distributions,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes}
 
 Shape = Union[Tuple[int, ...], type]
+
+
+def ode_rhs(y, t, k):
+    """A nonlinear, time-dependent right-hand side for the ``odeint`` rows (srcad differentiates it)."""
+    return -k * y + np.sin(t) * np.tanh(y[::-1])
+
+
+def ode_rhs_tfirst(t, y, k):
+    """``ode_rhs`` with the time first (``odeint(..., tfirst=True)``)."""
+    return ode_rhs(y, t, k)
+
+
+NAMESPACE.update(ode_rhs=ode_rhs, ode_rhs_tfirst=ode_rhs_tfirst)
 
 # Standard shape-case lists ---------------------------------------------------
 UNARY = [(), (3,), (2, 3)]
@@ -124,7 +137,7 @@ def primal_label(primal) -> str:
         if owner is not None:
             return f"scipy.stats.{owner}.{name}"
     namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg),
-                  ("scipy.signal", signal), ("math", math)]
+                  ("scipy.signal", signal), ("scipy.integrate", integrate), ("math", math)]
     for prefix, namespace in namespaces:
         if namespace is not None and getattr(namespace, name, None) is primal:
             return f"{prefix}.{name}"
@@ -825,6 +838,14 @@ if special is not None:
         Spec(signal.fftconvolve, "signal.fftconvolve(x, y, mode='valid')", [((5,), (3,)), ((2, 2), (4, 3))],
              tag="valid"),
         Spec(signal.fftconvolve, "signal.fftconvolve(x, y, 'same')", [((5,), (3,)), ((3, 4), (2, 5))], tag="same"),
+    ]
+    # scipy.integrate (grad_templates/scipy_integrate.py): tight tolerances, so the solution's error stays far
+    # below the finite differences' step ---------------------------------------------------------------------
+    SPECS += [
+        Spec(integrate.odeint, "integrate.odeint(ode_rhs, x, np.cumsum(y), args=(z,), rtol=1e-12, atol=1e-12)",
+             [((2,), (3,), ()), ((3,), (2,), (3,))], domain=("real", "positive", "positive")),
+        Spec(integrate.odeint, "integrate.odeint(ode_rhs_tfirst, x, np.cumsum(y), (z,), rtol=1e-12, atol=1e-12, "
+                               "tfirst=True)", [((2,), (3,), ())], domain=("real", "positive", "positive"), tag="tfirst"),
     ]
     # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
     LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]

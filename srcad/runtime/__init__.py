@@ -16,6 +16,9 @@ Contract:
   - ``distributions``: ratios of densities, Dirichlet components and the
     multivariate normal's derivatives, for ``scipy.stats``;
   - ``convolution``: the padding of ``scipy.signal``'s convolutions;
+  - ``ode``: state layouts and item gradients for ``scipy.integrate``;
+  - ``callbacks``: the derivative service for helpers that differentiate a
+    function at run time (``odeint``'s ``func``);
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
   - ``gradients``: ``stop_gradient``;
@@ -69,11 +72,12 @@ from .distributions import (
     exp_difference, dirichlet_components, normal_x_grad, normal_mean_grad, normal_cov_grad, normal_x_tangent,
     normal_cov_tangent)
 from .convolution import full_padding
+from .ode import item_gradients, pack, unpack
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
-                 extremum_grad, add_lists, add_structures, zeros_like, copied)
+                 extremum_grad, add_lists, add_structures, zeros_like, copied, item_gradients)
 from .gradients import stop_gradient
 from .guards import strong_product, strong_quotient
 
@@ -105,5 +109,5 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            # scipy (distributions)
            "exp_difference", "dirichlet_components", "normal_x_grad", "normal_mean_grad", "normal_cov_grad",
            "normal_x_tangent", "normal_cov_tangent",
-           # scipy (convolution)
-           "full_padding"]
+           # scipy (convolution, ode)
+           "full_padding", "item_gradients", "pack", "unpack"]
