@@ -37,7 +37,7 @@ FAMILIES: Dict[str, Tuple[str, ...]] = {   # the SciPy module -> the family modu
     "scipy.linalg": ("scipy_linalg",),
     "scipy.stats": ("scipy_stats", "scipy_stats_shapes", "scipy_stats_multivariate"),
     "scipy.signal": ("scipy_signal",),
-    "scipy.integrate": ("scipy_integrate",),
+    "scipy.integrate": ("scipy_integrate", "scipy_integrate_ivp"),
 }
 
 _loaded: List[str] = []

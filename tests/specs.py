@@ -846,6 +846,12 @@ if special is not None:
              [((2,), (3,), ()), ((3,), (2,), (3,))], domain=("real", "positive", "positive")),
         Spec(integrate.odeint, "integrate.odeint(ode_rhs_tfirst, x, np.cumsum(y), (z,), rtol=1e-12, atol=1e-12, "
                                "tfirst=True)", [((2,), (3,), ())], domain=("real", "positive", "positive"), tag="tfirst"),
+        Spec(integrate.solve_ivp, "integrate.solve_ivp(ode_rhs_tfirst, (0.0, 8.0), x, method='DOP853', "
+                                  "t_eval=np.cumsum(y), args=(z,), rtol=1e-12, atol=1e-12)['y']",
+             [((2,), (3,), ()), ((3,), (2,), (3,))], domain=("real", "positive", "positive")),
+        Spec(integrate.solve_ivp, "integrate.solve_ivp(ode_rhs_tfirst, (x, 8.0), z, method='DOP853', "
+                                  "t_eval=np.cumsum(y), args=(1.3,), rtol=1e-12, atol=1e-12)['y']",
+             [((), (3,), (2,))], domain=("negative", "positive", "real"), tag="start"),
     ]
     # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
     LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]

@@ -15,6 +15,9 @@ Contract:
   are errors.
 - Every SciPy row of the spec table with several arguments is checked with
   respect to each argument alone, in both modes.
+- ``solve_ivp`` without ``t_eval`` differentiates at the solver's steps held
+  fixed; solver options with no rule (``full_output``, ``dense_output``) and
+  ``res.y`` on a differentiated result are errors.
 """
 import os
 import subprocess
@@ -195,3 +198,49 @@ def test_each_argument_alone(case):
     for position in range(len(args)):
         check_reverse(case.function, args, wrt=position, trials=1)
         check_forward(case.function, args, wrt=position, trials=1)
+
+
+# scipy.integrate -------------------------------------------------------------------------------------------
+
+integrate = pytest.importorskip("scipy.integrate")
+IVP_TEXT = """def ivp_loss(y0, k, times):
+    res = integrate.solve_ivp(ivp_rhs, (0.0, 2.0), y0, t_eval=times, args=(k,), rtol=1e-10, atol=1e-10)
+    return np.sum(res["y"] ** 2)
+"""
+
+
+def ivp_rhs(t, y, k):
+    return -k * y + np.sin(t) * np.tanh(y[::-1])
+
+
+def test_solve_ivp_at_the_solvers_own_steps_treats_them_as_fixed_times():
+    """Without t_eval the output times are the solver's steps: the gradient is the one at those times held
+    fixed (t_eval=res.t), in both modes."""
+    f = make_function(IVP_TEXT, {"np": np, "integrate": integrate, "ivp_rhs": ivp_rhs})
+    y0, k = np.array([0.4, -0.3]), 1.3
+    steps = integrate.solve_ivp(ivp_rhs, (0.0, 2.0), y0, args=(k,), rtol=1e-10, atol=1e-10).t
+    free = srcad.grad(f, wrt=(0, 1))(y0, k, None)
+    fixed = srcad.grad(f, wrt=(0, 1))(y0, k, steps)
+    np.testing.assert_allclose(free[0], fixed[0], rtol=1e-12)
+    assert free[1] == pytest.approx(fixed[1], rel=1e-12)
+    forward = srcad.autodiff(f, wrt=(0, 1), mode="forward")(y0, k, None, np.array([1.0, 0.0]), 0.0)
+    assert forward == pytest.approx(free[0][0], rel=1e-6)
+
+
+@pytest.mark.parametrize("call", [
+    "integrate.odeint(ivp_rhs, y0, np.linspace(0.0, 1.0, 3), args=(k,), tfirst=True, full_output=True)[0]",
+    "integrate.solve_ivp(ivp_rhs, (0.0, 1.0), y0, args=(k,), dense_output=True)['y']",
+])
+def test_solver_options_without_a_rule_are_refused(call):
+    f = make_function(f"def f(y0, k):\n    return np.sum({call})\n", {"np": np, "integrate": integrate,
+                                                                     "ivp_rhs": ivp_rhs})
+    with pytest.raises(srcad.SrcadError, match="do not match the rule") as caught:
+        srcad.grad(f, wrt=(0, 1))(np.array([0.4, -0.3]), 1.3)
+    assert ":2:" in str(caught.value)
+
+
+def test_reading_solve_ivp_results_as_attributes_is_an_error():
+    f = make_function("def f(k):\n    return np.sum(integrate.solve_ivp(ivp_rhs, (0.0, 1.0), np.ones(2), "
+                      "args=(k,)).y)\n", {"np": np, "integrate": integrate, "ivp_rhs": ivp_rhs})
+    with pytest.raises(srcad.SrcadError, match=r"reading `\.y`"):
+        srcad.grad(f)(1.3)

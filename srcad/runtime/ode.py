@@ -20,11 +20,14 @@ from typing import List, Sequence
 import numpy as np
 
 
-def item_gradients(grads) -> List:
-    """``grads`` (one gradient per item of a tuple) as a list.
+def item_gradients(grads, like=None):
+    """``grads`` (one gradient per item of a tuple) as a list, or as an array when ``like`` (the value they
+    are the gradient of) is an array.
 
     Example: ``item_gradients((1.0, 2.0))`` is ``[1.0, 2.0]``.
     """
+    if isinstance(like, np.ndarray):
+        return np.asarray(grads, dtype=float).reshape(like.shape)
     return list(grads)
 
 
