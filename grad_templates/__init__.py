@@ -16,13 +16,13 @@ Families: ``arithmetic`` (operators), ``exp_log``, ``trig``, ``piecewise``
 ``indexing`` (subscripts, take, sort, diagonals), ``joining`` (concatenate,
 stack, split, pad), ``linalg`` (products, einsum, norms),
 ``decompositions`` (inv, solve, det, cholesky, eigh, svd, pinv),
-``construction`` (array, copy, full), ``special`` (scipy.special),
+``construction`` (array, copy, full), ``fft`` (numpy.fft's real functions), ``special`` (scipy.special),
 ``scipy_linalg``, ``scipy_stats``, ``scipy_signal``, ``scipy_integrate``,
 ``runtime_helpers``, ``runtime_helpers_linalg`` and ``runtime_helpers_reductions`` (srcad's own
 helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
-               indexing, joining, linalg, decompositions, construction, nondifferentiable,
+               indexing, joining, linalg, decompositions, construction, fft, nondifferentiable,
                runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions)
 from . import optional
 

@@ -693,6 +693,17 @@ SPECS: List[Spec] = [
          tag="offset-axes"),
 ]
 
+# numpy.fft's real functions (grad_templates/fft.py) ----------------------------------------------------------
+SPECS += [
+    Spec(np.fft.fftshift, "np.fft.fftshift(x)", [(4,), (5,), (3, 4)]),
+    Spec(np.fft.fftshift, "np.fft.fftshift(x, axes=1)", [(3, 5)], tag="axes"),
+    Spec(np.fft.fftshift, "np.fft.fftshift(x, axes=(0, 2))", [(3, 2, 5)], tag="axes-tuple"),
+    Spec(np.fft.ifftshift, "np.fft.ifftshift(x)", [(4,), (5,), (3, 4)]),
+    Spec(np.fft.ifftshift, "np.fft.ifftshift(x, axes=-1)", [(3, 5)], tag="axes"),
+    Spec(np.fft.fftfreq, "np.fft.fftfreq(5, x) * 2.0", [(), PYFLOAT], domain="positive"),
+    Spec(np.fft.rfftfreq, "np.fft.rfftfreq(6, x)", [(), PYFLOAT], domain="positive"),
+]
+
 if special is not None:
     # scipy.special (grad_templates/special.py) --------------------------------
     SPECS += [
