@@ -20,8 +20,13 @@ Contract:
   family's rows include broadcasting and ``axis``/``keepdims`` variants where
   the function has them, and matrix domains (``spd``, ``wellcond``,
   ``symmetric``) for the decompositions.  Expressions may use ``np``,
-  ``math``, ``operator`` and ``special`` (``scipy.special``, whose rows are
-  left out when SciPy is not installed).  ``np.r_[...]`` and ``np.c_[...]``
+  ``math``, ``operator``, SciPy's ``special``, ``linalg``, ``stats``,
+  ``signal`` and ``integrate`` (whose rows are left out when SciPy is not
+  installed), ``incomplete`` (``grad_templates/special_incomplete.py``), the
+  runtime modules, and ``ode_rhs``/``ode_rhs_tfirst`` (right-hand sides for
+  the ODE rows).  A ``scipy.stats`` method is made anew at each attribute
+  access: ``registered`` gives the object its rules are keyed by, which the
+  rows name.  ``np.r_[...]`` and ``np.c_[...]``
   count as ``np.concatenate``, which srcad rewrites them into.
 - A row whose function returns a tuple or list (``eigh``, ``svd``,
   ``split``) checks every output at once.
