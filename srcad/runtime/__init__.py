@@ -78,6 +78,9 @@ from .ode import item_gradients, pack, unpack
 # the adjoint other rules give a list through ``unarray``)
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
                  extremum_grad, add_lists, add_structures, zeros_like, copied, item_gradients)
+# of those, the helpers whose result is a list whatever their arguments: a second contribution to an adjoint
+# adds to it entry by entry
+LIST_ADJOINTS = (unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, add_lists, item_gradients)
 from .gradients import stop_gradient
 from .guards import strong_product, strong_quotient
 
