@@ -52,7 +52,7 @@ class Dynamics:
     """``func`` with its extra arguments: its value, VJP and JVP in ``y`` and the float items of ``args``."""
 
     def __init__(self, func, args, tfirst):
-        self.func, self.args, self.tfirst = func, tuple(args or ()), bool(tfirst)
+        self.func, self.args, self.tfirst = func, (() if args is None else tuple(args)), bool(tfirst)
         self.floats = [i for i, arg in enumerate(self.args) if _is_float(arg)]
         self.wrt = (1 if self.tfirst else 0,) + tuple(2 + i for i in self.floats)
 

@@ -123,7 +123,7 @@ def solve_ivp_adjoint(res, fun, t_span, y0, method="RK45", t_eval=None, args=Non
     d[y0] = grads[0]
     d[t_span] = item_gradients(grads[1], t_span)
     d[t_eval] = grads[2]
-    d[args] = item_gradients(grads[3])
+    d[args] = item_gradients(grads[3], args)
 
 
 @tangent(integrate.solve_ivp)

@@ -227,6 +227,20 @@ def test_solve_ivp_at_the_solvers_own_steps_treats_them_as_fixed_times():
     assert forward == pytest.approx(free[0][0], rel=1e-6)
 
 
+def ivp_rhs_two(t, y, a, b):
+    return -a * y + b * np.sin(t)
+
+
+def test_solve_ivp_args_given_as_an_array():
+    """solve_ivp unpacks any sequence of args (an array too); the gradient is an array then."""
+    f = make_function("def f(y0, p):\n    res = integrate.solve_ivp(ivp_rhs_two, (0.0, 2.0), y0, method='DOP853', "
+                      "t_eval=[0.5, 2.0], args=p, rtol=1e-12, atol=1e-12)\n    return np.sum(res['y'] ** 2)\n",
+                      {"np": np, "integrate": integrate, "ivp_rhs_two": ivp_rhs_two})
+    args = (np.array([0.4, -0.3]), np.array([1.3, 0.7]))
+    for check in (check_reverse, check_forward, check_forward_reverse):
+        check(f, args)
+
+
 @pytest.mark.parametrize("call", [
     "integrate.odeint(ivp_rhs, y0, np.linspace(0.0, 1.0, 3), args=(k,), tfirst=True, full_output=True)[0]",
     "integrate.solve_ivp(ivp_rhs, (0.0, 1.0), y0, args=(k,), dense_output=True)['y']",
