@@ -17,7 +17,8 @@ two candidates tie); ``cholesky`` and ``cho_factor`` a symmetric positive
 definite one; ``eigh`` distinct eigenvalues; ``sqrtm`` a matrix whose square
 root is real (no eigenvalue on the negative real axis): a complex ``sqrtm``
 makes the derivative raise ``ComplexError``; ``solve_sylvester`` no
-eigenvalue of ``a`` the negative of one of ``b``.
+eigenvalue of ``a`` the negative of one of ``b``, and a matrix ``q`` (SciPy
+reads a number ``q`` as ``q`` times its Schur vectors: refused).
 
 ``expm``'s derivative is the top-right block of ``expm([[a, e], [0, a]])``
 (Mathias' block formula), exact in exact arithmetic and itself built from
@@ -41,8 +42,8 @@ from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_
 from srcad.runtime import factors
 from srcad.runtime.factors import (as_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad,
                                    cho_solve_moved, frechet_block, from_columns, lu_factor_grad, lu_factor_tangent,
-                                   lu_rows, lu_solve_grad, lu_solve_moved, real_root, triangle,
-                                   upper_right)
+                                   lu_rows, lu_solve_grad, lu_solve_moved, real_root, sylvester_rhs,
+                                   triangle, upper_right)
 from srcad.templates import adjoint, d, literal, nondifferentiable, tangent
 
 
@@ -222,6 +223,16 @@ def sqrtm_tangent(y, A):
     d[y] = linalg.solve_sylvester(root, root, d[A])
 
 
+@adjoint(factors.sylvester_rhs)
+def sylvester_rhs_adjoint(y, value, q):
+    d[value] = d[y]
+
+
+@tangent(factors.sylvester_rhs)
+def sylvester_rhs_tangent(y, value, q):
+    d[y] = d[value]
+
+
 @adjoint(factors.real_root)
 def real_root_adjoint(y, root):
     d[root] = d[y]
@@ -234,7 +245,7 @@ def real_root_tangent(y, root):
 
 @adjoint(linalg.solve_sylvester)
 def solve_sylvester_adjoint(x, a, b, q):
-    solved = linalg.solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), d[x])
+    solved = linalg.solve_sylvester(np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2), sylvester_rhs(d[x], q))
     d[q] = unbroadcast(solved, q)
     d[a] = -unbroadcast(solved @ np.swapaxes(x, -1, -2), a)
     d[b] = -unbroadcast(np.swapaxes(x, -1, -2) @ solved, b)
@@ -242,7 +253,7 @@ def solve_sylvester_adjoint(x, a, b, q):
 
 @tangent(linalg.solve_sylvester)
 def solve_sylvester_tangent(x, a, b, q):
-    d[x] = linalg.solve_sylvester(a, b, d[q] - d[a] @ x - x @ d[b])
+    d[x] = linalg.solve_sylvester(a, b, sylvester_rhs(d[q] - d[a] @ x - x @ d[b], q))
 
 
 nondifferentiable(lu_rows, reason="pivots are integers")

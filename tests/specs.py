@@ -785,6 +785,7 @@ if special is not None:
         Spec(linalg.solve_sylvester, "linalg.solve_sylvester(x, y, z)", [((3, 3), (2, 2), (3, 2)), ((2, 2, 2), (2, 2), (2, 2))],
              domain=("wellcond", "wellcond", "real")),
         Spec(runtime_factors.real_root, "runtime_factors.real_root(x)", [(2, 2)]),
+        Spec(runtime_factors.sylvester_rhs, "runtime_factors.sylvester_rhs(x, np.eye(2))", [(2, 3)]),
     ]
     # scipy.special's incomplete gamma and beta functions (grad_templates/special_incomplete.py) -----------
     SPECS += [

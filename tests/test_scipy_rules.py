@@ -130,6 +130,17 @@ def test_arguments_without_a_rule_are_refused_at_their_line(text, words):
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_sylvester_right_hand_side_that_is_a_number_is_refused(mode):
+    """SciPy reads a number q as q times its Schur vectors: no derivative srcad can give, even in a and b."""
+    f = make_function("def f(a, b):\n    return np.sum(linalg.solve_sylvester(a, b, 2.0))\n",
+                      {"np": np, "linalg": linalg})
+    derivative = srcad.autodiff(f, wrt=(0, 1), mode=mode)
+    with pytest.raises(srcad.SrcadError, match="right-hand side q of shape"):
+        derivative(_spd(2), _spd(2, 1), 1.0) if mode == "reverse" else derivative(_spd(2), _spd(2, 1), np.eye(2),
+                                                                                  np.eye(2))
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_a_complex_square_root_is_refused(mode):
     f = make_function("def f(a):\n    return np.sum(np.abs(linalg.sqrtm(a)))\n", {"np": np, "linalg": linalg})
     a = np.array([[-2.0, 0.3], [0.1, 1.0]])   # one negative eigenvalue: the root is complex

@@ -66,7 +66,7 @@ from .decompositions import (
 from .hooks import insert_grad_of
 from .factors import (
     triangle, as_columns, from_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad, cho_solve_moved,
-    lu_rows, lu_factor_grad, lu_factor_tangent, lu_solve_grad, lu_solve_moved, real_root, frechet_block,
+    lu_rows, lu_factor_grad, lu_factor_tangent, lu_solve_grad, lu_solve_moved, real_root, sylvester_rhs, frechet_block,
     upper_right)
 from .distributions import (
     exp_difference, dirichlet_components, normal_x_grad, normal_mean_grad, normal_cov_grad, normal_x_tangent,
@@ -108,7 +108,7 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            # scipy (factors)
            "triangle", "as_columns", "from_columns", "cho_factor_grad", "cho_factor_tangent", "cho_solve_grad",
            "cho_solve_moved", "lu_rows", "lu_factor_grad", "lu_factor_tangent", "lu_solve_grad", "lu_solve_moved",
-           "real_root", "frechet_block", "upper_right",
+           "real_root", "sylvester_rhs", "frechet_block", "upper_right",
            # scipy (distributions)
            "exp_difference", "dirichlet_components", "normal_x_grad", "normal_mean_grad", "normal_cov_grad",
            "normal_x_tangent", "normal_cov_tangent",

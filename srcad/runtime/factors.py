@@ -29,6 +29,10 @@ axes are the matrix).  Real inputs only.
 - ``real_root(root)`` is ``root``, the result of ``scipy.linalg.sqrtm``, and
   raises ``ComplexError`` when it is complex (its argument had an eigenvalue
   on the negative real axis), so a complex root never reaches a derivative.
+- ``sylvester_rhs(value, q)`` is ``value``, and raises ``SrcadError`` when
+  ``q``, the right-hand side of ``scipy.linalg.solve_sylvester``, is not a
+  matrix (SciPy reads a number ``q`` as ``q`` times a product of Schur
+  vectors, which has no derivative srcad can give).
 - ``frechet_block(a, e)`` is the block matrix ``[[a, e], [0, a]]`` and
   ``upper_right(m)`` its top-right quarter: a matrix function ``f`` (``expm``)
   has the directional derivative ``upper_right(f(frechet_block(a, e)))``.
@@ -44,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import COMPLEX_WHY, ComplexError
+from ..errors import COMPLEX_WHY, ComplexError, SrcadError
 from .decompositions import cholesky_grad, cholesky_tangent
 
 
@@ -229,3 +233,16 @@ def real_root(root):
                            f"square root of a matrix whose eigenvalues are not negative reals, e.g. a symmetric "
                            f"positive definite one")
     return root
+
+
+def sylvester_rhs(value, q):
+    """``value`` itself, once ``q`` (the right-hand side of ``scipy.linalg.solve_sylvester``) is checked to be a
+    matrix; ``SrcadError`` when it is not.
+
+    Example: ``sylvester_rhs(np.ones((2, 2)), np.eye(2))`` is ``np.ones((2, 2))``.
+    """
+    if np.ndim(q) < 2:
+        raise SrcadError(f"scipy.linalg.solve_sylvester got a right-hand side q of shape {np.shape(q)}, which SciPy "
+                         f"multiplies by its Schur vectors instead of reading it as a matrix; srcad differentiates "
+                         f"it for a matrix q only: pass q * np.ones((m, n)) or the matrix you mean")
+    return value
