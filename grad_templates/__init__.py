@@ -4,9 +4,11 @@ Each family module keeps the reverse rule (``@adjoint``) and the forward rule
 (``@tangent``) of an operation side by side.  Importing this package registers
 them all.  To add an operation: write its two rules in the family module and
 add one row to the spec table in ``tests/specs.py``; the tests then check it
-in both modes.  ``special`` registers rules for ``scipy.special`` only when
-SciPy is installed; ``nondifferentiable`` comes last, so its declarations are
-final.
+in both modes.  ``nondifferentiable`` comes last, so its declarations are
+final.  The SciPy families (``special``, ``scipy_linalg``, ``scipy_stats``,
+``scipy_signal``, ``scipy_integrate``) are registered by ``optional`` when
+the SciPy module they cover is imported, so importing srcad never imports
+SciPy.
 
 Families: ``arithmetic`` (operators), ``exp_log``, ``trig``, ``piecewise``
 (abs, maximum, clip, where, mod), ``math_module`` (math and builtins),
@@ -16,10 +18,14 @@ Families: ``arithmetic`` (operators), ``exp_log``, ``trig``, ``piecewise``
 einsum, convolutions, norms), ``decompositions`` (inv, solve, det,
 cholesky, eigh, eig, svd, pinv, qr, lstsq), ``numerical`` (diff, gradient,
 trapezoid, interp, polyval), ``construction`` (array, copy, full),
-``special`` (scipy.special),
+``fft`` (numpy.fft's real functions), ``special`` (scipy.special),
+``scipy_linalg``, ``scipy_stats``, ``scipy_signal``, ``scipy_integrate``,
 ``runtime_helpers``, ``runtime_helpers_linalg`` and ``runtime_helpers_reductions`` (srcad's own
 helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
-               indexing, joining, linalg, decompositions, numerical, construction, special, nondifferentiable,
+               indexing, joining, linalg, decompositions, numerical, construction, fft, nondifferentiable,
                runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical)
+from . import optional
+
+optional.watch()   # the SciPy families: now for the SciPy modules imported already, later for the others

@@ -61,6 +61,7 @@ from .errors import SrcadError
 from .kernels import cli as kernel_cli
 from .templates import FORWARD, REGISTRY, REVERSE
 from .version import __version__
+from grad_templates import optional
 
 EXIT_OK, EXIT_SRCAD_ERROR, EXIT_BAD_TARGET = 0, 1, 2
 _TARGET_FORM = "path/to/file.py:function or package.module:function"
@@ -241,9 +242,9 @@ def _namespaces():
     """(prefix, module) pairs searched for a function's readable name, most specific first."""
     import numpy as np
     found = [("np.linalg", np.linalg), ("np.random", np.random), ("np", np)]
-    special = sys.modules.get("scipy.special")
-    if special is not None:
-        found.append(("scipy.special", special))
+    for name in ("scipy.special", "scipy.linalg", "scipy.stats", "scipy.signal", "scipy.integrate"):
+        if sys.modules.get(name) is not None:
+            found.append((name, sys.modules[name]))
     return found + [("math", math)]
 
 
@@ -272,6 +273,11 @@ def display_name(function) -> str:
         candidate = getattr(namespace, name, None)
         if candidate is function or (inspect.ismethod(function) and candidate == function):
             return f"{prefix}.{name}"
+        owner = getattr(function, "__self__", None)   # scipy.stats.norm.logpdf: a method of a distribution
+        if inspect.ismethod(function) and owner is not None:
+            held = next((attribute for attribute, value in vars(namespace).items() if value is owner), None)
+            if held is not None:
+                return f"{prefix}.{held}.{name}"
     module = getattr(function, "__module__", None) or type(function).__module__
     return f"{module}.{getattr(function, '__qualname__', name)}"
 
@@ -279,6 +285,7 @@ def display_name(function) -> str:
 def _templates(out) -> int:
     """Print the registry: functions with rules and their modes, non-differentiable ones, those not
     differentiated, totals."""
+    optional.load_all()   # the SciPy families register when SciPy is imported: import it to list them
     rows = {}
     for mode in (REVERSE, FORWARD):
         for template in REGISTRY.rules[mode].values():

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import runtime
+from .runtime import callbacks
 from .frontend import syntax
 from .frontend.emit import to_source
 from .passes import Unit
@@ -83,6 +84,7 @@ def use_derivative_service(derive: Callable[..., Any]) -> None:
     """
     global _derivative_service
     _derivative_service = derive
+    callbacks.use_derivative_service(derive)   # helpers that differentiate a function at run time (odeint's func)
 
 
 @dataclass

@@ -29,6 +29,10 @@ Contract:
   depend differentiably on its arguments but srcad has no rule for it: calls
   run as written, and a value being differentiated that flows into one (when
   the result is used) is reported, with ``hint`` saying what to write instead.
+- ``not_differentiated_in(fn, "v", hint=...)`` declares that ``fn``'s rules
+  leave out the derivative with respect to the rule parameters named (the
+  continuous order ``v`` of a Bessel function): a call whose argument there
+  carries a derivative is reported at its line instead of getting a zero.
 - ``registry_version()`` changes whenever a rule is registered, so caches can
   drop derivatives built with older rules.
 
@@ -46,7 +50,7 @@ import hashlib
 import inspect
 import textwrap
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import gast
 
@@ -117,6 +121,7 @@ class Registry:
     rules: Dict[str, Dict[Any, Template]] = field(default_factory=lambda: {REVERSE: {}, FORWARD: {}})
     nondiff: Dict[Any, str] = field(default_factory=dict)
     refused: Dict[Any, str] = field(default_factory=dict)   # not_differentiated: the hint
+    refused_arguments: Dict[Any, Dict[str, str]] = field(default_factory=dict)   # not_differentiated_in
     version: int = 0
 
 
@@ -200,6 +205,26 @@ def not_differentiated(*primals, hint: str) -> None:
     nondifferentiable(*primals, reason="srcad does not differentiate it")
     for primal in primals:
         REGISTRY.refused[_key(primal)] = hint
+
+
+def not_differentiated_in(*primals, arguments: Tuple[str, ...], hint: str) -> None:
+    """Declare that the rules of ``primals`` give no derivative with respect to the rule parameters ``arguments``.
+
+    Example::
+
+        not_differentiated_in(scipy.special.jv, arguments=("v",), hint="pass the order as a constant")
+    """
+    for primal in primals:
+        REGISTRY.refused_arguments.setdefault(_key(primal), {}).update({name: hint for name in arguments})
+    REGISTRY.version += 1
+
+
+def refused_arguments(fn) -> Dict[str, str]:
+    """The rule parameters ``not_differentiated_in`` declared for ``fn``, with their hints."""
+    try:
+        return REGISTRY.refused_arguments.get(_key(fn), {})
+    except TypeError:
+        return {}
 
 
 def refusal(fn) -> Optional[str]:

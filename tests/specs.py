@@ -20,8 +20,13 @@ Contract:
   family's rows include broadcasting and ``axis``/``keepdims`` variants where
   the function has them, and matrix domains (``spd``, ``wellcond``,
   ``symmetric``) for the decompositions.  Expressions may use ``np``,
-  ``math``, ``operator`` and ``special`` (``scipy.special``, whose rows are
-  left out when SciPy is not installed).  ``np.r_[...]`` and ``np.c_[...]``
+  ``math``, ``operator``, SciPy's ``special``, ``linalg``, ``stats``,
+  ``signal`` and ``integrate`` (whose rows are left out when SciPy is not
+  installed), ``incomplete`` (``grad_templates/special_incomplete.py``), the
+  runtime modules, and ``ode_rhs``/``ode_rhs_tfirst`` (right-hand sides for
+  the ODE rows).  A ``scipy.stats`` method is made anew at each attribute
+  access: ``registered`` gives the object its rules are keyed by, which the
+  rows name.  ``np.r_[...]`` and ``np.c_[...]``
   count as ``np.concatenate``, which srcad rewrites them into.
 - A row whose function returns a tuple or list (``eigh``, ``svd``,
   ``split``) checks every output at once.
@@ -34,6 +39,7 @@ Adding an operation is adding one row, e.g.::
 from __future__ import annotations
 
 import ast
+import inspect
 import math
 import operator
 import zlib
@@ -43,24 +49,42 @@ from typing import Any, Callable, List, Sequence, Tuple, Union
 import numpy as np
 
 from srcad import runtime
+from srcad.runtime import distributions as runtime_distributions, factors as runtime_factors
+from srcad.templates import REGISTRY
 from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
                            shapes as runtime_shapes)
 from srcad.runtime import arrays as runtime_arrays, numerical as runtime_numerical, stencils as runtime_stencils
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
-    from scipy import special
+    from scipy import integrate, linalg, signal, special, stats
+    from grad_templates import special_incomplete as incomplete
 except ImportError:  # SciPy is optional: its rows are left out
-    special = None
+    integrate = linalg = signal = special = stats = incomplete = None
 
 ARGUMENTS = ("x", "y", "z")
-NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "runtime": runtime,
-             "runtime_limits": runtime_limits,
+NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "linalg": linalg, "stats": stats,
+             "signal": signal, "integrate": integrate, "incomplete": incomplete, "runtime": runtime,
+             "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
+             "runtime_distributions": runtime_distributions,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes, "runtime_arrays": runtime_arrays,
              "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils}
 
 Shape = Union[Tuple[int, ...], type]
+
+
+def ode_rhs(y, t, k):
+    """A nonlinear, time-dependent right-hand side for the ``odeint`` rows (srcad differentiates it)."""
+    return -k * y + np.sin(t) * np.tanh(y[::-1])
+
+
+def ode_rhs_tfirst(t, y, k):
+    """``ode_rhs`` with the time first (``odeint(..., tfirst=True)``)."""
+    return ode_rhs(y, t, k)
+
+
+NAMESPACE.update(ode_rhs=ode_rhs, ode_rhs_tfirst=ode_rhs_tfirst)
 
 # Standard shape-case lists ---------------------------------------------------
 UNARY = [(), (3,), (2, 3)]
@@ -101,10 +125,26 @@ class Spec:
         return f"{base}-{self.tag}" if self.tag else base
 
 
+def registered(primal):
+    """The object a rule is registered for that equals ``primal``: a method (``stats.norm.logpdf``) is made anew
+    at each attribute access, and rows name the one in the registry."""
+    if inspect.ismethod(primal):
+        for rules in REGISTRY.rules.values():
+            for key in rules:
+                if key == primal:
+                    return key
+    return primal
+
+
 def primal_label(primal) -> str:
     """``op.add``, ``np.sum``, ``np.linalg.norm``, ``special.expit``, ``math.sin``, ``abs``: a short readable name."""
     name = getattr(primal, "__name__", repr(primal))
-    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("math", math)]
+    if inspect.ismethod(primal) and stats is not None:   # scipy.stats.norm.logpdf
+        owner = next((key for key, value in vars(stats).items() if value is primal.__self__), None)
+        if owner is not None:
+            return f"scipy.stats.{owner}.{name}"
+    namespaces = [("np.linalg", np.linalg), ("np", np), ("special", special), ("scipy.linalg", linalg),
+                  ("scipy.signal", signal), ("scipy.integrate", integrate), ("math", math)]
     for prefix, namespace in namespaces:
         if namespace is not None and getattr(namespace, name, None) is primal:
             return f"{prefix}.{name}"
@@ -805,6 +845,17 @@ SPECS: List[Spec] = [
          tag="offset-axes"),
 ]
 
+# numpy.fft's real functions (grad_templates/fft.py) ----------------------------------------------------------
+SPECS += [
+    Spec(np.fft.fftshift, "np.fft.fftshift(x)", [(4,), (5,), (3, 4)]),
+    Spec(np.fft.fftshift, "np.fft.fftshift(x, axes=1)", [(3, 5)], tag="axes"),
+    Spec(np.fft.fftshift, "np.fft.fftshift(x, axes=(0, 2))", [(3, 2, 5)], tag="axes-tuple"),
+    Spec(np.fft.ifftshift, "np.fft.ifftshift(x)", [(4,), (5,), (3, 4)]),
+    Spec(np.fft.ifftshift, "np.fft.ifftshift(x, axes=-1)", [(3, 5)], tag="axes"),
+    Spec(np.fft.fftfreq, "np.fft.fftfreq(5, x) * 2.0", [(), PYFLOAT], domain="positive"),
+    Spec(np.fft.rfftfreq, "np.fft.rfftfreq(6, x)", [(), PYFLOAT], domain="positive"),
+]
+
 if special is not None:
     # scipy.special (grad_templates/special.py) --------------------------------
     SPECS += [
@@ -844,6 +895,197 @@ if special is not None:
     ]
     if hasattr(special, "softplus"):
         SPECS.append(Spec(special.softplus, "special.softplus(x)", UNARY))
+    # scipy.linalg (grad_templates/scipy_linalg.py) ----------------------------
+    SPECS += [
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y)",
+             [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((3, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2))],
+             domain=("wellcond", "real")),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, lower=True, unit_diagonal=True)",
+             [((3, 3), (3,)), ((3, 3), (3, 2))], domain=("wellcond", "real"), tag="lower-unit"),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, trans='T', lower=True)",
+             [((3, 3), (3,)), ((2, 3, 3), (3, 2))], domain=("wellcond", "real"), tag="trans"),
+        Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y, trans=2, unit_diagonal=True)",
+             [((3, 3), (3, 2))], domain=("wellcond", "real"), tag="trans-unit"),
+        Spec(linalg.cholesky, "linalg.cholesky(x)", [(3, 3), (2, 3, 3)], domain="spd"),
+        Spec(linalg.cholesky, "linalg.cholesky(x, lower=True)", [(3, 3)], domain="spd", tag="lower"),
+        Spec(linalg.cho_factor, "linalg.cho_factor(x)[0]", [(3, 3)], domain="spd"),
+        Spec(linalg.cho_factor, "linalg.cho_factor(x, lower=True)", [(3, 3)], domain="spd", tag="lower"),
+        Spec(linalg.cho_solve, "linalg.cho_solve(linalg.cho_factor(x), y)", [((3, 3), (3,)), ((3, 3), (3, 2))],
+             domain=("spd", "real")),
+        Spec(linalg.cho_solve, "linalg.cho_solve(linalg.cho_factor(x, lower=True), y)", [((3, 3), (3, 2))],
+             domain=("spd", "real"), tag="lower"),
+        Spec(linalg.lu_factor, "linalg.lu_factor(x)", [(3, 3), (4, 4)], domain="wellcond"),
+        Spec(linalg.lu_solve, "linalg.lu_solve(linalg.lu_factor(x), y)", [((3, 3), (3,)), ((4, 4), (4, 2))],
+             domain=("wellcond", "real")),
+        Spec(linalg.lu_solve, "linalg.lu_solve(linalg.lu_factor(x), y, trans=1)", [((3, 3), (3,)), ((3, 3), (3, 2))],
+             domain=("wellcond", "real"), tag="trans"),
+        Spec(linalg.eigh, "linalg.eigh(x, driver='evd')", [(3, 3)], domain="symmetric"),   # vectors' signs: see rule
+        Spec(linalg.eigh, "linalg.eigh(x, lower=False)[1] ** 2", [(3, 3)], domain="symmetric", tag="upper-vectors"),
+        Spec(linalg.eigh, "linalg.eigh(x, eigvals_only=True)", [(3, 3)], domain="symmetric", tag="values-only"),
+        Spec(linalg.eigh, "linalg.eigh(x, lower=False, eigvals_only=True)", [(3, 3)], domain="symmetric",
+             tag="upper-values-only"),
+        Spec(linalg.inv, "linalg.inv(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.det, "linalg.det(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.expm, "linalg.expm(x)", [(3, 3), (2, 2, 2)]),
+        Spec(linalg.sqrtm, "linalg.sqrtm(x)", [(3, 3), (2, 2, 2)], domain="wellcond"),
+        Spec(linalg.sqrtm, "linalg.sqrtm(x)", [(3, 3)], domain="spd", tag="spd"),
+        Spec(linalg.solve_sylvester, "linalg.solve_sylvester(x, y, z)", [((3, 3), (2, 2), (3, 2)), ((2, 2, 2), (2, 2), (2, 2))],
+             domain=("wellcond", "wellcond", "real")),
+        Spec(runtime_factors.real_root, "runtime_factors.real_root(x)", [(2, 2)]),
+        Spec(runtime_factors.sylvester_rhs, "runtime_factors.sylvester_rhs(x, np.eye(2))", [(2, 3)]),
+    ]
+    # scipy.special's incomplete gamma and beta functions (grad_templates/special_incomplete.py) -----------
+    SPECS += [
+        Spec(special.gammainc, "special.gammainc(x, y)", BINARY, domain="positive"),
+        Spec(special.gammaincc, "special.gammaincc(x, y)", [((3,), (3,)), ((2, 3), ())], domain="positive"),
+        Spec(special.betainc, "special.betainc(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("positive", "positive", "prob")),
+        Spec(special.betainc, "special.betainc(x, y, 1.0 - z)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob"), tag="flipped"),
+        Spec(incomplete.gammainc_da, "incomplete.gammainc_da(x, y, 2)", [((3,), (3,))], domain="positive"),
+        Spec(incomplete.gamma_density_da, "incomplete.gamma_density_da(x, y, 1)", [((3,), (3,))], domain="positive"),
+        Spec(incomplete.gamma_density_da, "incomplete.gamma_density_da(x, y)", [((3,), (3,))], domain="positive",
+             tag="order0"),
+        Spec(incomplete.betainc_dab, "incomplete.betainc_dab(x, y, z, 1, 1)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob")),
+        Spec(incomplete.beta_density_dab, "incomplete.beta_density_dab(x, y, z, 0, 1)", [((3,), (3,), (3,))],
+             domain=("positive", "positive", "prob")),
+    ]
+    # more of scipy.special (grad_templates/special_elementary.py, special_bessel.py) ------------------------
+    SPECS += [
+        Spec(special.beta, "special.beta(x, y)", BINARY, domain="positive"),
+        Spec(special.rgamma, "special.rgamma(x)", UNARY, domain="positive"),
+        Spec(special.loggamma, "special.loggamma(x)", UNARY, domain="positive"),
+        Spec(special.multigammaln, "special.multigammaln(x, 3)", [(), (3,)], domain="above1"),
+        Spec(special.expm1, "special.expm1(x)", UNARY),
+        Spec(special.log1p, "special.log1p(x)", UNARY, domain="positive"),
+        Spec(special.exp2, "special.exp2(x)", UNARY),
+        Spec(special.exp10, "special.exp10(x)", UNARY),
+        Spec(special.cbrt, "special.cbrt(x)", UNARY, domain="nonzero"),
+        Spec(special.cosm1, "special.cosm1(x)", UNARY),
+        Spec(special.erfcx, "special.erfcx(x)", UNARY),
+        Spec(special.erfcx, "special.erfcx(30.0 * x)", [(3,)], domain="positive", tag="large"),
+        Spec(special.erfi, "special.erfi(x)", UNARY),
+        Spec(special.dawsn, "special.dawsn(x)", UNARY),
+        Spec(special.j0, "special.j0(x)", UNARY),
+        Spec(special.j1, "special.j1(x)", UNARY),
+        Spec(special.y0, "special.y0(x)", UNARY, domain="positive"),
+        Spec(special.y1, "special.y1(x)", UNARY, domain="positive"),
+        Spec(special.jv, "special.jv(2.5, x) + special.jn(2, x)", UNARY, domain="positive"),
+        Spec(special.jv, "special.jv(3, x)", UNARY, tag="integer"),
+        Spec(special.yv, "special.yv(1.5, x)", UNARY, domain="positive"),
+        Spec(special.yn, "special.yn(3, x)", UNARY, domain="positive"),
+        Spec(special.iv, "special.iv(1.5, x)", UNARY, domain="positive"),
+        Spec(special.iv, "special.iv(2, x)", UNARY, tag="integer"),
+        Spec(special.ive, "special.ive(2, x)", UNARY, domain="nonzero"),
+        Spec(special.kv, "special.kv(0.5, x)", UNARY, domain="positive"),
+        Spec(special.kve, "special.kve(1.5, x)", UNARY, domain="positive"),
+        Spec(special.k0, "special.k0(x)", UNARY, domain="positive"),
+        Spec(special.k1, "special.k1(x)", UNARY, domain="positive"),
+        Spec(special.i0e, "special.i0e(x)", UNARY, domain="nonzero"),
+        Spec(special.i1e, "special.i1e(x)", UNARY, domain="nonzero"),
+        Spec(special.k0e, "special.k0e(x)", UNARY, domain="positive"),
+        Spec(special.k1e, "special.k1e(x)", UNARY, domain="positive"),
+    ]
+    # scipy.signal (grad_templates/scipy_signal.py) ------------------------------------------------------
+    CONVOLUTIONS = [((5,), (3,)), ((3,), (5,)), ((4, 3), (2, 2)), ((2, 2), (4, 3)), ((4,), (4,))]
+    SPECS += [
+        Spec(signal.convolve, "signal.convolve(x, y)", CONVOLUTIONS + [((3, 4), (2, 5))]),
+        Spec(signal.convolve, "signal.convolve(x, y, mode='same')", CONVOLUTIONS + [((3, 4), (2, 5))], tag="same"),
+        Spec(signal.convolve, "signal.convolve(x, y, 'valid')", CONVOLUTIONS, tag="valid"),
+        Spec(signal.convolve, "signal.convolve(x, y, mode='same', method='fft')", [((6,), (3,)), ((2, 3), (4, 4))],
+             tag="same-fft"),
+        Spec(signal.correlate, "signal.correlate(x, y)", CONVOLUTIONS),
+        Spec(signal.correlate, "signal.correlate(x, y, mode='same')", CONVOLUTIONS + [((3, 4), (2, 5))], tag="same"),
+        Spec(signal.correlate, "signal.correlate(x, y, mode='valid', method='direct')", CONVOLUTIONS, tag="valid"),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y)", [((5,), (3,)), ((4, 3), (2, 2))]),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y, mode='valid')", [((5,), (3,)), ((2, 2), (4, 3))],
+             tag="valid"),
+        Spec(signal.fftconvolve, "signal.fftconvolve(x, y, 'same')", [((5,), (3,)), ((3, 4), (2, 5))], tag="same"),
+    ]
+    # scipy.integrate (grad_templates/scipy_integrate.py): tight tolerances, so the solution's error stays far
+    # below the finite differences' step ---------------------------------------------------------------------
+    SPECS += [
+        Spec(integrate.odeint, "integrate.odeint(ode_rhs, x, np.cumsum(y), args=(z,), rtol=1e-12, atol=1e-12)",
+             [((2,), (3,), ()), ((3,), (2,), (3,))], domain=("real", "positive", "positive")),
+        Spec(integrate.odeint, "integrate.odeint(ode_rhs_tfirst, x, np.cumsum(y), (z,), rtol=1e-12, atol=1e-12, "
+                               "tfirst=True)", [((2,), (3,), ())], domain=("real", "positive", "positive"), tag="tfirst"),
+        Spec(integrate.solve_ivp, "integrate.solve_ivp(ode_rhs_tfirst, (0.0, 8.0), x, method='DOP853', "
+                                  "t_eval=np.cumsum(y), args=(z,), rtol=1e-12, atol=1e-12)['y']",
+             [((2,), (3,), ()), ((3,), (2,), (3,))], domain=("real", "positive", "positive")),
+        Spec(integrate.solve_ivp, "integrate.solve_ivp(ode_rhs_tfirst, (x, 8.0), z, method='DOP853', "
+                                  "t_eval=np.cumsum(y), args=(1.3,), rtol=1e-12, atol=1e-12)['y']",
+             [((), (3,), (2,))], domain=("negative", "positive", "real"), tag="start"),
+    ]
+    # scipy.stats (grad_templates/scipy_stats*.py) ---------------------------------------------------------
+    LOC_SCALE = [((3,), (), ()), ((2, 3), (3,), (2, 1)), ((), (), ())]
+    SPECS += [registered_row for row in [
+        Spec(stats.norm.logpdf, "stats.norm.logpdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logpdf, "stats.norm.logpdf(x)", UNARY, tag="standard"),
+        Spec(stats.norm.pdf, "stats.norm.pdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.cdf, "stats.norm.cdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.cdf, "stats.norm.cdf(x, scale=y)", [((3,), ())], domain=("real", "positive"), tag="scale"),
+        Spec(stats.norm.logcdf, "stats.norm.logcdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logcdf, "stats.norm.logcdf(-30.0 * x)", [(3,)], domain="positive", tag="tail"),
+        Spec(stats.t.logpdf, "stats.t.logpdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.t.logpdf, "stats.t.logpdf(x, 3.0, loc=y)", [((3,), ())], tag="loc"),
+        Spec(stats.t.pdf, "stats.t.pdf(x, y, z)", LOC_SCALE, domain=("real", "positive", "real")),
+        Spec(stats.t.cdf, "stats.t.cdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.t.cdf, "stats.t.cdf(x, y, z)", [((3,), (3,), (3,))], domain=("real", "positive", "real"),
+             tag="loc"),
+        Spec(stats.t.logcdf, "stats.t.logcdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
+        Spec(stats.gamma.logpdf, "stats.gamma.logpdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.logpdf, "stats.gamma.logpdf(x, y, z)", [((3,), (3,), ())],
+             domain=("positive", "positive", "negative"), tag="loc"),
+        Spec(stats.gamma.pdf, "stats.gamma.pdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.pdf, "stats.gamma.pdf(x - 1.2, y, z)", [((4,), (), ())], domain="positive",
+             tag="outside"),
+        Spec(stats.gamma.cdf, "stats.gamma.cdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.gamma.cdf, "stats.gamma.cdf(x - 1.2, y, z)", [((4,), (), ())], domain="positive", tag="outside"),
+        Spec(stats.gamma.logcdf, "stats.gamma.logcdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.logpdf, "stats.chi2.logpdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.pdf, "stats.chi2.pdf(x, y, z)", [((3,), (3,), ())], domain=("positive", "positive", "negative")),
+        Spec(stats.chi2.cdf, "stats.chi2.cdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.chi2.logcdf, "stats.chi2.logcdf(x, y, scale=z)", LOC_SCALE, domain="positive"),
+        Spec(stats.beta.logpdf, "stats.beta.logpdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.logpdf, "stats.beta.logpdf(x, 2.0, 3.0, y, z + 3.0)", [((3,), (), ())],
+             domain=("prob", "negative", "positive"), tag="loc-scale"),
+        Spec(stats.beta.pdf, "stats.beta.pdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.pdf, "stats.beta.pdf(2.0 * x - 0.5, y, z)", [((4,), (), ())],
+             domain=("prob", "positive", "positive"), tag="outside"),
+        Spec(stats.beta.cdf, "stats.beta.cdf(x, y, z)", [((3,), (3,), (3,)), ((2, 3), (), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.beta.cdf, "stats.beta.cdf(x, 2.0, 3.0, y, z + 3.0)", [((3,), (), ())],
+             domain=("prob", "negative", "positive"), tag="loc-scale"),
+        Spec(stats.beta.logcdf, "stats.beta.logcdf(x, y, z)", [((3,), (3,), (3,))],
+             domain=("prob", "positive", "positive")),
+        Spec(stats.poisson.pmf, "stats.poisson.pmf(np.array([0.0, 1.0, 3.0, 2.5]), x, loc=-1.0)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.poisson.logpmf, "stats.poisson.logpmf(np.array([0.0, 1.0, 3.0]), x)", [(3,), ()],
+             domain="positive"),
+        Spec(stats.poisson.cdf, "stats.poisson.cdf(np.array([-1.0, 0.5, 2.0, 4.0]), x)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.poisson.logcdf, "stats.poisson.logcdf(np.array([0.0, 0.5, 2.0, 4.0]), x)", [(4,), ()],
+             domain="positive"),
+        Spec(stats.dirichlet.logpdf, "stats.dirichlet.logpdf(x / np.sum(x, axis=0), y)", [((3,), (3,)), ((3, 2), (3,))],
+             domain="positive"),
+        Spec(stats.dirichlet.logpdf, "stats.dirichlet.logpdf(x / (np.sum(x, axis=0) + 1.0), y)",
+             [((2,), (3,)), ((2, 2), (3,))], domain="positive", tag="implied-last"),
+        Spec(stats.dirichlet.pdf, "stats.dirichlet.pdf(x / np.sum(x, axis=0), y)", [((3,), (3,)), ((3, 2), (3,))],
+             domain="positive"),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, y, z)",
+             [((3,), (3,), (3, 3)), ((2, 3), (3,), (3, 3)), ((2, 2, 3), (3,), (3, 3))], domain=("real", "real", "spd")),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, y, z)",
+             [((3,), (3,), (3,)), ((2, 3), (3,), ()), ((4,), (), ()), ((4,), (1,), (1, 1))],
+             domain=("real", "real", "positive"), tag="diagonal"),
+        Spec(stats.multivariate_normal.logpdf, "stats.multivariate_normal.logpdf(x, cov=y)",
+             [((2, 3), (3, 3)), ((1, 3), (3, 3))], domain=("real", "spd"), tag="cov"),
+        Spec(stats.multivariate_normal.pdf, "stats.multivariate_normal.pdf(x, y, z)",
+             [((3,), (3,), (3, 3)), ((2, 3), (3,), (3, 3))], domain=("real", "real", "spd")),
+        Spec(runtime_distributions.exp_difference, "runtime_distributions.exp_difference(x, y)", BINARY),
+    ] for registered_row in [Spec(registered(row.primal), row.expr, row.shapes, row.domain, row.tag)]]
 
 
 @dataclass
@@ -908,5 +1150,5 @@ def primals_used(expr: str, namespace=None) -> set:
         elif isinstance(node, ast.Subscript):
             found.add(operator.getitem)
         elif isinstance(node, ast.Call):
-            found.add(eval(ast.unparse(node.func), dict(namespace)))
+            found.add(registered(eval(ast.unparse(node.func), dict(namespace))))
     return found

@@ -11,7 +11,9 @@ called in this process instead (the same code their ``__main__`` block runs),
 with the disk cache in a temporary directory and their PNG written there:
 the MLP must reach a test accuracy above 95%, and srcad's derivative of the
 unrolled logistic map must grow by a fixed number of lines per step while
-SymPy's symbolic derivative swells exponentially.  scikit-learn and SymPy
+SymPy's symbolic derivative swells exponentially.  ``ode_fit`` (needs SciPy)
+fits a Lotka-Volterra model through ``odeint`` and must recover its rates
+to within 5%.  scikit-learn and SymPy
 are in the test extra; matplotlib is optional (without it the examples must
 say so).
 """
@@ -217,3 +219,19 @@ def test_transformations(tmp_path, private_cache, capsys):
     np.testing.assert_allclose(results["damped"]["v"], results["grads"]["v"] / (1.0 + scale))
     d_params, d_x = results["vjp"]
     assert set(d_params) == {"W", "b", "v"} and d_x.shape == (2, 3)
+
+
+@pytest.mark.skipif(not has_module("scipy"), reason="examples/ode_fit.py needs SciPy, which is not installed")
+def test_ode_fit(tmp_path, private_cache, capsys):
+    """The Lotka-Volterra fit through odeint recovers every rate to within 5%, with srcad's gradient as jac."""
+    example = load_example("ode_fit")
+    fitted = example.main(out_dir=tmp_path)
+    out = capsys.readouterr().out
+    assert np.all(np.abs(fitted[:4] / example.TRUE_RATES - 1.0) < 0.05), out
+    assert "jac=srcad.grad(loss)" in out and "every rate recovered" in out
+    srcad_slope, fd_slope = map(float, re.search(r"srcad (\S+), finite differences (\S+)", out).groups())
+    assert srcad_slope == pytest.approx(fd_slope, rel=1e-4)
+    if has_module("matplotlib"):
+        assert (tmp_path / "ode_fit.png").read_bytes()[:4] == b"\x89PNG"
+    else:
+        assert "matplotlib is not installed" in out

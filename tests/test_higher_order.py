@@ -352,9 +352,10 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "np.linalg.svd-square-": "svd_grad's source cannot be differentiated (singular vectors)",
     "np.linalg.svd-values-of-full-": "svd_grad's source cannot be differentiated (singular vectors)",
     "op.getitem-ellipsis-none-()": "a 0-d adjoint indexed with None",
-    "special.i1-": "special.iv (in i1's rule) has no rule",
     "norm_direction-": "third derivatives of norms are not implemented",
     "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
+    "scipy.integrate.odeint-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
+    "scipy.integrate.solve_ivp-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
 }
 REVERSE_ONLY_GAPS = {}   # reverse over reverse only: case-id prefix: why
 ROW_CASES = cases(SPECS)

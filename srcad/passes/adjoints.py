@@ -14,7 +14,10 @@ holds its array) and turns template statements ``d[x] = e`` into code:
   defined nor computed there;
 - the adjoint of a list f appends to is a list: one a rule gives as an array
   goes through ``unarray`` (one entry per item) unless the rule's helper is
-  one of ``runtime.ITEM_ADJOINTS``, which give lists already.
+  one of ``runtime.ITEM_ADJOINTS``, which give lists already; a list adjoint
+  (a list literal, or a result of ``runtime.LIST_ADJOINTS``) adds to an
+  adjoint defined already through ``add_structures``, never ``+`` (which
+  would concatenate).
 It never reads the primal tree beyond the statements it is handed.
 
 Example: two contributions to ``dx`` give ``dx = e1`` then ``dx += e2``
@@ -34,7 +37,7 @@ from ..analysis.blocks import definitely_bound, is_append, is_store, target_name
 from .derivatives import is_derivative_ref
 from .grad_hooks import HOOK
 from ..analysis.expressions import callee_object, constant_index, is_fresh
-from ..runtime import ITEM_ADJOINTS
+from ..runtime import ITEM_ADJOINTS, LIST_ADJOINTS
 
 
 class AdjointState:
@@ -152,6 +155,11 @@ class AdjointState:
         return isinstance(value, gast.Call) and any(
             callee_object(value.func, self.unit.bindings.objects) is helper for helper in ITEM_ADJOINTS)
 
+    def _gives_list(self, value) -> bool:
+        """Whether ``value`` is a call of a helper whose result is always a list (``runtime.LIST_ADJOINTS``)."""
+        return isinstance(value, gast.Call) and any(
+            callee_object(value.func, self.unit.bindings.objects) is helper for helper in LIST_ADJOINTS)
+
     def _reads(self, node, target):
         """Replace ``d[v]`` reads in ``node`` by adjoint names (zero for inactive ``v``)."""
         unit, state = self.unit, self.state
@@ -182,8 +190,9 @@ class AdjointState:
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
-        if name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays:
-            # passed to a function called through its derivative: maybe a tuple, whose + concatenates
+        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
+                name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays):
+            # (or passed to a function called through its derivative: maybe a tuple)
             helper = syntax.name(self.unit.bindings.bind("add_structures", add_structures))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if self.state[name]:

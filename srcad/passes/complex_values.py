@@ -6,7 +6,8 @@ may be complex:
 - sources: a complex literal (``1j``), a complex type or dtype named in a
   call (``complex(a, b)``, ``np.complex128(x)``, ``.astype(complex)``,
   ``dtype=complex``, ``dtype="complex64"``), a function of ``cmath``,
-  ``np.fft`` or ``np.emath``, and a global or closure value that is complex
+  ``np.fft`` (but ``fftshift``, ``ifftshift``, ``fftfreq`` and ``rfftfreq``,
+  which keep a real array real) or ``np.emath``, and a global or closure value that is complex
   (a complex number or a complex array);
 - names assigned (or stored into, or appended to) from an expression with
   a source or a name that may be complex, except through functions whose
@@ -40,6 +41,7 @@ from . import Analysis
 
 _REAL_RESULTS = (np.abs, np.absolute, abs, np.real, np.imag, np.angle, np.isnan, np.isfinite, np.isinf)
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.lib._scimath_impl")
+_REAL_IN_REAL_OUT = ("fftshift", "ifftshift", "fftfreq", "rfftfreq")   # of numpy.fft: they move or count
 _DTYPE_TAKERS = (np.dtype, np.asarray, np.array, np.asanyarray)   # a string argument is a dtype
 _MISSING = object()
 HINT = ("keep the differentiated computation real: write e.g. np.exp(1j * t) as its real and imaginary "
@@ -56,7 +58,8 @@ def is_complex_value(value) -> bool:
         return issubclass(value, (complex, np.complexfloating))
     if isinstance(value, np.dtype):
         return value.kind == "c"
-    return getattr(value, "__module__", None) in _COMPLEX_MODULES and callable(value)
+    return (getattr(value, "__module__", None) in _COMPLEX_MODULES and callable(value)
+            and getattr(value, "__name__", None) not in _REAL_IN_REAL_OUT)
 
 
 def _is_complex_dtype_name(text) -> bool:

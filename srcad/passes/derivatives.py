@@ -23,7 +23,7 @@ from ..frontend.naming import callee_name, dotted_name
 from ..operators import BINARY, UNARY
 from ..frontend import syntax
 from ..frontend.syntax import annotation
-from ..templates import REVERSE, lookup
+from ..templates import REVERSE, lookup, refused_arguments
 from .instantiate import instantiate
 from .calls import is_user_call, reverse_statements
 
@@ -87,11 +87,26 @@ class Differentiator:
             raise self._missing(stmt, value)
         args, keywords = rule_operands(value)
         label = describe_operation(value)
+        self._refuse_arguments(stmt, template, refused_arguments(key), args, keywords, label)
         try:
             return instantiate(template, output, args, keywords, self.unit.namer, self.unit.bindings,
                                lambda rule: label)
         except SrcadError as exc:  # a rule that does not fit the call: report at the user's line
             raise self.unit.error(stmt, SrcadError, str(exc)) from None
+
+    def _refuse_arguments(self, stmt, template, refused, args, keywords, label) -> None:
+        """Raise when an argument the rule gives no derivative for (``not_differentiated_in``) carries one."""
+        if not refused:
+            return
+        try:
+            bound = template.parameters.bind(*args, **{kw.arg: kw.value for kw in keywords})
+        except TypeError:
+            return   # instantiate reports a call that does not fit the rule
+        activity = self.unit.facts["activity"]
+        for name, hint in refused.items():
+            if activity.is_active(bound.arguments.get(name)):
+                raise self.unit.error(stmt.value, SrcadError, f"{label} is not differentiated with respect to its "
+                                      f"argument `{name}`, and here that argument carries a derivative", hint)
 
     def _missing(self, stmt, value):
         label = describe_operation(value)
