@@ -88,9 +88,11 @@ def _share_dependencies(python: Path) -> None:
 
 def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
     python = _make_venv(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
+    # (a PYTHONPATH reaching a checkout would make pip think srcad is installed already, and skip it)
     install = subprocess.run([str(python), "-m", "pip", "install", "--no-deps", "--no-index",
                               "--disable-pip-version-check", "-q", str(wheel)],
-                             capture_output=True, text=True, timeout=300)
+                             capture_output=True, text=True, timeout=300, env=env)
     assert install.returncode == 0, install.stdout + install.stderr
     _share_dependencies(python)
 
@@ -108,7 +110,6 @@ def test_installed_wheel_works_outside_the_checkout(wheel, tmp_path):
         "x = np.linspace(0.0, 1.0, 3)\n"
         "print(repr(srcad.grad(model.f)(x).tolist()))\n"
     )
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     env["SRCAD_CACHE_DIR"] = str(tmp_path / "cache")
     result = subprocess.run([str(python), "-c", script], cwd=str(work), env=env,
                             capture_output=True, text=True, timeout=120)
