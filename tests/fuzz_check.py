@@ -27,16 +27,22 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import inspect
 import itertools
 import linecache
 import math
+import re
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
+import fuzz_helpers
 import srcad
+from fuzz_memory import MUTATORS
 from fuzz_programs import SHAPES, Program
 
 FD_RTOL = 1e-5       # srcad against central differences, relative to the size of the terms
@@ -45,22 +51,55 @@ AGREE_RTOL = 1e-9    # forward against reverse mode
 
 
 _MODULE_COUNTER = itertools.count()
+# outcomes from best to worst: a program checked in two phases (before and after a redefinition) gets the worse
+RANKS = ("ok", "skipped", "refused", "unsupported", "wrong", "crash")
+REFUSALS = (srcad.AliasingError, srcad.ComplexError)
+
+
+def _registered(source: str, suffix: str = "") -> str:
+    """A new file name whose text ``linecache`` (and so srcad) can read."""
+    filename = f"<fuzz-{next(_MODULE_COUNTER)}{suffix}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    return filename
 
 
 def build_module(source: str) -> Dict[str, object]:
     """Execute ``source`` as a module whose text ``linecache`` (and so srcad) can read."""
-    filename = f"<fuzz-{next(_MODULE_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    filename = _registered(source)
     namespace: Dict[str, object] = {"__name__": filename}
     exec(compile(source, filename, "exec"), namespace)
     return namespace
 
 
+def run_cell(source: str, namespace: Dict[str, object]) -> None:
+    """Run ``source`` in a module's namespace, as a notebook cell that redefines something would."""
+    exec(compile(source, _registered(source, "-cell"), "exec"), namespace)
+
+
+@contextlib.contextmanager
+def helpers_restored():
+    """Put back every binding, code object and default of ``fuzz_helpers`` a redefinition changed."""
+    functions = {name: value for name, value in vars(fuzz_helpers).items() if inspect.isfunction(value)}
+    saved = {name: (value.__code__, value.__defaults__) for name, value in functions.items()}
+    try:
+        yield
+    finally:
+        for name, value in functions.items():
+            setattr(fuzz_helpers, name, value)
+            value.__code__, value.__defaults__ = saved[name]
+
+
 def random_arguments(program: Program, seed: int) -> List:
+    """Uniform values in [-1.5, 1.5], with the elements ``program.zeros`` names set to 0."""
     rng = np.random.default_rng(seed)
     arguments = []
-    for kind in program.kinds:
+    for k, kind in enumerate(program.kinds):
         value = rng.uniform(-1.5, 1.5, SHAPES[kind])
+        zero = program.zeros[k] if program.zeros else ""
+        if zero == "all" or zero == "first" and kind == "S":
+            value = value * 0.0
+        elif zero == "first":
+            value.flat[0] = 0.0
         arguments.append(float(value) if kind == "S" else value)
     return arguments
 
@@ -93,19 +132,39 @@ def _moved(arguments, directions, h):
     return [a + h * d if isinstance(a, float) else np.asarray(a) + h * d for a, d in zip(arguments, directions)]
 
 
+def _along(f, arguments, directions, u, h) -> float:
+    """<u, f(arguments + h directions)>."""
+    return _inner(u, np.asarray(f(*_moved(arguments, directions, h)), dtype=float))
+
+
 def _central(f, arguments, directions, u, h) -> float:
-    plus = f(*_moved(arguments, directions, h))
-    minus = f(*_moved(arguments, directions, -h))
-    return _inner(u, (np.asarray(plus, dtype=float) - np.asarray(minus, dtype=float)) / (2.0 * h))
+    return (_along(f, arguments, directions, u, h) - _along(f, arguments, directions, u, -h)) / (2.0 * h)
 
 
-def differentiate(f: Callable, arguments: List, u, directions) -> Tuple[float, float, object, object]:
-    """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value)."""
+def _one_sided(f, arguments, directions, u, h) -> Tuple[float, float]:
+    """Second-order one-sided differences from the right and from the left (they differ at a kink)."""
+    at = _along(f, arguments, directions, u, 0.0)
+    right = (4.0 * _along(f, arguments, directions, u, h) - _along(f, arguments, directions, u, 2.0 * h)
+             - 3.0 * at) / (2.0 * h)
+    left = (3.0 * at - 4.0 * _along(f, arguments, directions, u, -h)
+            + _along(f, arguments, directions, u, -2.0 * h)) / (2.0 * h)
+    return right, left
+
+
+def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str, ...] = ()
+                  ) -> Tuple[float, float, object, object]:
+    """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value).
+
+    The derivatives are srcad's shared ones (``wrt`` by position); with ``names``, new ones built now
+    (``wrt`` by name), which return no value where f's own stands in.
+    """
     positions = tuple(range(len(arguments)))
-    output = f(*arguments)
+    output = f(*_copies(arguments))
     if np.ndim(output) == 0:
-        reverse_value, gradients = srcad.value_and_grad(f, wrt=positions)(*_copies(arguments))
+        reverse_value, gradients = srcad.value_and_grad(f, wrt=names or positions)(*_copies(arguments))
         gradients = tuple(g * u for g in gradients)
+    elif names:
+        reverse_value, gradients = output, srcad.autodiff(f, wrt=names)(*_copies(arguments), u)
     else:
         reverse_value, pullback = srcad.vjp(f, *_copies(arguments))
         gradients = pullback(u)
@@ -114,16 +173,42 @@ def differentiate(f: Callable, arguments: List, u, directions) -> Tuple[float, f
             raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
                                  f"{np.shape(argument)}")
     reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
-    forward_value, tangent = srcad.jvp(f, _copies(arguments), directions)
+    if names:
+        forward_value = output
+        tangent = srcad.autodiff(f, wrt=names, mode="forward")(*_copies(arguments), *directions)
+    else:
+        forward_value, tangent = srcad.jvp(f, _copies(arguments), directions)
     if np.shape(tangent) != np.shape(output):
         raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
     return reverse, _inner(u, tangent), reverse_value, forward_value
 
 
 def check_program(program: Program, seed: int = 0) -> Outcome:
-    """Differentiate ``program``'s ``f`` in both modes and compare; see the module docstring."""
-    f = build_module(program.source)["f"]
+    """Differentiate ``program``'s ``f`` in both modes and compare; see the module docstring.
+
+    With a redefinition, f is checked, the redefinition is run, and f is checked again with the same
+    derivatives and with new ones; the outcome is the worst of the three.
+    """
+    namespace = build_module(program.source)
+    f = namespace["f"]
     arguments = random_arguments(program, seed)
+    first = check_point(program, f, arguments, seed)
+    if not program.redefinition or first.status in RANKS[2:]:
+        return first
+    outcomes = [first]
+    with helpers_restored():
+        run_cell(program.redefinition, namespace)
+        for label, names in (("the same derivatives", ()), ("new derivatives", program.parameters)):
+            outcome = check_point(program, f, arguments, seed, names)
+            if outcome.status != "ok":
+                outcome.detail = f"after the redefinition, with {label}: {outcome.detail}"
+            outcomes.append(outcome)
+    return max(outcomes, key=lambda outcome: RANKS.index(outcome.status))
+
+
+def check_point(program: Program, f: Callable, arguments: List, seed: int, names: Tuple[str, ...] = ()
+                ) -> Outcome:
+    """One comparison of f's derivatives with finite differences at ``arguments`` (see the module docstring)."""
     rng = np.random.default_rng(seed + 1)
     with np.errstate(all="ignore"):
         try:
@@ -136,39 +221,70 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
     u = _like(output if np.ndim(output) else 1.0, rng)
     directions = [_like(a, rng) for a in arguments]
     scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
-    fine = _central(f, arguments, directions, u, 1e-6 * scale_x)
-    coarse = _central(f, arguments, directions, u, 1e-5 * scale_x)
-    size = max(1.0, abs(fine), abs(coarse))
-    if abs(fine - coarse) > SMOOTH_RTOL * size:
-        return Outcome("skipped", "not smooth at this point")
     try:
         with np.errstate(all="ignore"):
-            reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions)
-    except srcad.AliasingError as error:
+            fine = _central(f, arguments, directions, u, 1e-6 * scale_x)
+            coarse = _central(f, arguments, directions, u, 1e-5 * scale_x)
+            right, left = _one_sided(f, arguments, directions, u, 1e-5 * scale_x)
+    except (ArithmeticError, ValueError, IndexError) as error:
+        return Outcome("skipped", f"f raises {type(error).__name__} near the point: {error}")
+    size = max(1.0, abs(fine), abs(coarse))
+    smooth = abs(fine - coarse) <= SMOOTH_RTOL * size
+    kink = smooth and not abs(right - left) <= SMOOTH_RTOL * size
+    try:
+        with np.errstate(all="ignore"):
+            reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions, names)
+    except REFUSALS as error:
         return Outcome("refused", f"{type(error).__name__}: {error}")
     except srcad.SrcadError as error:
         return Outcome("unsupported", f"{type(error).__name__}: {error}")
     except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
         return Outcome("crash", traceback.format_exc(limit=-6))
     numbers = {"finite differences": fine, "reverse": reverse, "forward": forward}
+    if program.must_refuse:
+        return Outcome("wrong", f"srcad returned a derivative where it must raise {program.must_refuse}", numbers)
     for label, value in (("reverse", reverse_value), ("forward", forward_value)):
         if not np.allclose(np.asarray(value, dtype=float), values, rtol=1e-12, atol=1e-12):
             return Outcome("wrong", f"the {label}-mode derivative returns f = {value!r}, f gives {output!r}", numbers)
+    modes_agree = abs(forward - reverse) <= AGREE_RTOL * max(1.0, abs(forward), abs(reverse))
+    if not smooth:
+        return Outcome("skipped", "not smooth at this point", numbers)
+    if kink:
+        if math.isfinite(forward) and math.isfinite(reverse) and not modes_agree:
+            return Outcome("wrong", "forward and reverse mode disagree at a kink", numbers)
+        numbers.update({"from the right": right, "from the left": left})
+        return Outcome("skipped", "kink: the differences from the right and from the left disagree", numbers)
     scale = max(1.0, abs(fine))
     for label, value in (("reverse", reverse), ("forward", forward)):
         if not math.isfinite(value) or abs(value - fine) > FD_RTOL * scale:
             return Outcome("wrong", f"{label} mode disagrees with finite differences", numbers)
-    if abs(forward - reverse) > AGREE_RTOL * max(1.0, abs(forward), abs(reverse)):
+    if not modes_agree:
         return Outcome("wrong", "forward and reverse mode disagree", numbers)
     return Outcome("ok", numbers=numbers)
+
+
+def refusal_expected(program: Program) -> bool:
+    """Whether ``program`` holds a construct srcad refuses by design: a call to a function of another
+    module that changes its argument (``tests/fuzz_helpers.py``), or a complex constant."""
+    calls = "|".join(MUTATORS)
+    return bool(program.must_refuse or re.search(rf"\b({calls})\(|\dj\b", program.source))
+
+
+def message_key(detail: str) -> str:
+    """A refusal's message with the user's names and numbers left out, to count refusals by kind."""
+    last = detail.strip().splitlines()[-1] if detail.strip() else ""
+    last = re.sub(r"\d+", "N", re.sub(r"`[^`]*`", "`_`", last))
+    return re.sub(r" \([^()]*\)", "", last).split("; ")[0][:110]
 
 
 def describe(program: Program, outcome: Outcome, seed: int) -> str:
     """A readable report of one program's outcome (for failure messages and logs)."""
     numbers = ", ".join(f"{k} = {v!r}" for k, v in outcome.numbers.items())
     shapes = ", ".join(f"{name}: {SHAPES[kind]}" for name, kind in zip(program.parameters, program.kinds))
-    return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}\n"
-            f"{program.source}")
+    zeros = f", zero elements: {program.zeros}" if program.zeros else ""
+    cell = f"\nrun after the first derivative:\n{program.redefinition}" if program.redefinition else ""
+    return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}{zeros}\n"
+            f"{program.source}{cell}")
 
 
 # --------------------------------------------------------------------------
@@ -219,7 +335,7 @@ def minimise(program: Program, seed: int, budget: int = 400) -> Program:
                 except SyntaxError:
                     continue
                 attempts += 1
-                trial = Program(text, program.parameters, program.kinds)
+                trial = dataclasses.replace(program, source=text)
                 try:
                     outcome = check_program(trial, seed)
                 except Exception:   # noqa: BLE001 -- a candidate that f itself cannot run
@@ -227,4 +343,4 @@ def minimise(program: Program, seed: int, budget: int = 400) -> Program:
                 if _signature(outcome) == target:
                     lines, changed = candidate, True
                     break
-    return Program("\n".join(lines) + "\n", program.parameters, program.kinds)
+    return dataclasses.replace(program, source="\n".join(lines) + "\n")

@@ -4,17 +4,34 @@ Contract checked here:
 - For every program ``tests/fuzz_programs.py`` generates (scalar and array
   arithmetic with broadcasting, NumPy and ``math`` calls, reductions,
   subscript reads and stores, ``if``/``for``/``while``, ``break``/``continue``,
-  early ``return``, calls to generated helper functions), reverse mode
-  (``srcad.grad``, ``srcad.vjp``) and forward mode (``srcad.jvp``) return f's
-  value, agree with central finite differences in float64, and agree with
-  each other: ``<u, J v> = <J^T u, v>``.
-- programs also change arrays in place through views, containers, ``out=``
-  and mutating calls; srcad must differentiate those exactly or refuse them
-  with ``AliasingError`` (counted apart, as ``refused``), never give a wrong
-  number;
+  early ``return``, calls to generated helper functions and to pure
+  functions of another module), reverse mode (``srcad.grad``, ``srcad.vjp``)
+  and forward mode (``srcad.jvp``) return f's value, agree with central
+  finite differences in float64, and agree with each other:
+  ``<u, J v> = <J^T u, v>``.
+- programs also change arrays in place through views, containers, ``out=``,
+  mutating calls and functions of another module that change their argument
+  (``tests/fuzz_helpers.py``); srcad must differentiate those exactly or
+  refuse them with ``AliasingError`` (counted apart, as ``refused``), never
+  give a wrong number;
+- programs store through index arrays holding repeats, use integer casts as
+  numbers and indices (derivative 0), and reach removable singular points
+  (``x ** 0``, ``0.0 ** y``, ``std`` along one element, ``sinc(0)``,
+  ``xlogy(0, y)``, norms and ``hypot`` of zeros; some parameters are 0):
+  srcad's derivative is the limit there; at a kink (the differences from the
+  right and from the left disagree) only the two modes are compared, and the
+  program counts as ``skipped``, never ``ok``;
+- a complex constant meeting a differentiated value is refused with
+  ``ComplexError`` (``refused``); where it surely meets one, a derivative is
+  ``wrong`` whatever its value;
+- a program with a redefinition (a helper defined again, its ``__code__`` or
+  ``__defaults__`` replaced, a function of another module rebound) is
+  checked again after it, with the derivatives built before and with new
+  ones, against finite differences of the function as it runs now;
 - srcad may refuse a construct with a ``SrcadError``, but that stays rare
-  (the generator keeps to supported constructs); a wrong number or any other
-  exception fails the test with the program's source.
+  (the generator keeps to supported constructs, and to few of those it
+  refuses by design); a wrong number or any other exception fails the test
+  with the program's source.
 - The batch is deterministic (``derandomize=True``, no example database).
 - ``REGRESSIONS`` holds minimised programs that once failed; each is checked
   at several points.
@@ -24,7 +41,7 @@ import collections
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from fuzz_check import check_program, describe
+from fuzz_check import check_program, describe, refusal_expected
 from fuzz_programs import Program, programs
 from gradcheck import no_disk_cache  # noqa: F401 (autouse)
 
@@ -43,17 +60,20 @@ def test_random_programs_differentiate_correctly():
         program, seed = program_and_seed
         outcome = check_program(program, seed)
         tally[outcome.status] += 1
+        if outcome.status == "refused" and refusal_expected(program):
+            tally["refused by design"] += 1
         assert outcome.status in ACCEPTED, describe(program, outcome, seed)
 
     check_one()
-    total = sum(tally.values())
+    total = sum(tally[status] for status in ACCEPTED)
     assert total >= BATCH, tally
     # the check is not vacuous: most programs are differentiated and compared
     assert tally["ok"] >= 0.85 * total, tally
     assert tally["unsupported"] <= 0.03 * total, tally
-    # changes through shared memory are mostly followed; the older text-order aliasing check still refuses
-    # some that the liveness-based views pass could follow (7.7% of this batch, 3.7-5.7% of long runs)
-    assert tally["refused"] <= 0.10 * total, tally
+    # calls into another module that change their argument, and complex constants, are refused by design
+    # (7.3% of this batch); other changes through shared memory are mostly followed (1.3% refused here)
+    assert tally["refused"] - tally["refused by design"] <= 0.05 * total, tally
+    assert tally["refused"] <= 0.12 * total, tally
 
 
 # --------------------------------------------------------------------------
