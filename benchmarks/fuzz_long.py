@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import srcad.api  # noqa: E402
-from fuzz_check import check_program, describe, message_key, minimise, refusal_expected  # noqa: E402
+from fuzz_check import check_program, describe, message_key, minimise, refusal_by_design  # noqa: E402
 from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
 
 FAILED = ("wrong", "crash")
@@ -70,7 +70,7 @@ def main(argv=None) -> int:
             failures.append((seed, program, outcome))
         elif outcome.status in ("unsupported", "refused"):
             refusals[f"{outcome.status}: {message_key(outcome.detail)}"] += 1
-            if outcome.status == "refused" and refusal_expected(program):
+            if refusal_by_design(outcome):
                 tally["refused by design"] += 1
         elif outcome.status == "skipped":
             skips[_skip_reason(outcome.detail)] += 1

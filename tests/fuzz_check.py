@@ -3,16 +3,32 @@
 Contract:
 - ``check_program(program, seed)`` builds ``f`` from the source (through
   ``linecache``, as ``tests/gradcheck.make_function`` does), evaluates it at
-  random float64 inputs (``random_arguments``) and returns an ``Outcome``:
+  random float64 inputs (``random_arguments``; the elements
+  ``program.zeros`` names are exactly 0) and returns an ``Outcome``:
   ``"ok"`` when reverse mode (``srcad.value_and_grad`` or ``srcad.vjp``) and
   forward mode (``srcad.jvp``) return f's value and agree with central finite
   differences to ``FD_RTOL`` and with each other (``<u, J v> = <J^T u, v>``)
   to ``AGREE_RTOL``; ``"refused"`` for an ``AliasingError`` (a change made
-  in place that srcad cannot follow), ``"unsupported"`` for another
-  ``SrcadError``; ``"skipped"``
-  when ``f`` itself fails, is not finite, or is not smooth at the point (two
-  finite-difference steps disagree by more than ``SMOOTH_RTOL``); ``"wrong"``
-  or ``"crash"`` otherwise, with a description.
+  in place that srcad cannot follow) or a ``ComplexError``,
+  ``"unsupported"`` for another ``SrcadError``; ``"skipped"`` when ``f``
+  itself fails near the point, is not finite, is not smooth at the point
+  (two central-difference steps disagree by more than ``SMOOTH_RTOL``), or
+  has a kink there (second-order differences from the right and from the
+  left disagree: only the two modes are compared, as srcad's documented
+  subgradients need not be the central difference when kinks compose);
+  ``"wrong"`` or ``"crash"`` otherwise, with a description.  srcad is called
+  whenever f runs, so a crash or a wrong value of f counts even where the
+  derivative is not compared.  A derivative of a program with
+  ``must_refuse`` is ``"wrong"`` whatever its value.
+- With a ``program.redefinition``, f is checked, the redefinition runs in
+  f's module (``run_cell``), and f is checked again with srcad's shared
+  derivatives (built before the change) and with new ones (``wrt`` given by
+  name), against finite differences of f as it runs now; the outcome is the
+  worst of the three (``RANKS``).  ``tests/fuzz_helpers.py`` is put back as
+  it was afterwards (``helpers_restored``).
+- ``refusal_by_design`` says whether a refusal is by design (a call that
+  changes its argument in another module, a complex constant), and
+  ``message_key`` turns a message into a key to count refusals by kind.
 - ``minimise(program, seed)`` drops statements and blocks while the program
   still fails the same way (same status, same exception type).
 - ``describe`` formats an outcome with the program and its arguments.
@@ -263,11 +279,12 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     return Outcome("ok", numbers=numbers)
 
 
-def refusal_expected(program: Program) -> bool:
-    """Whether ``program`` holds a construct srcad refuses by design: a call to a function of another
-    module that changes its argument (``tests/fuzz_helpers.py``), or a complex constant."""
+def refusal_by_design(outcome: Outcome) -> bool:
+    """Whether ``outcome`` is a refusal srcad makes by design: a complex constant (``ComplexError``), or a call
+    to a function of another module that changes its argument (one of ``tests/fuzz_helpers.py``)."""
     calls = "|".join(MUTATORS)
-    return bool(program.must_refuse or re.search(rf"\b({calls})\(|\dj\b", program.source))
+    return outcome.status == "refused" and ("ComplexError:" in outcome.detail
+                                            or re.search(rf"\b({calls})\(", outcome.detail) is not None)
 
 
 def message_key(detail: str) -> str:

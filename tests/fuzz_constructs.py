@@ -32,8 +32,8 @@ Example::
     >>> import random
     >>> from fuzz_programs import ProgramGenerator, RandomChooser
     >>> generator = ProgramGenerator(RandomChooser(random.Random(3)))
-    >>> generator.program().redefinition   # doctest: +SKIP
-    'fh.act = fh.act_alt\n'
+    >>> generator.program().source.splitlines()[0]
+    'import math'
 """
 from __future__ import annotations
 
@@ -173,3 +173,20 @@ class Constructs:
         finally:
             self.helpers = visible
         return cell, term
+
+
+def redefinition_form(cell: str) -> str:
+    """Which kind of redefinition ``cell`` (a ``Program.redefinition``) is, as ``Constructs.redefinition`` names it.
+
+    Example::
+
+        >>> redefinition_form("fh.act = fh.act_alt")
+        'module_attribute'
+    """
+    if cell.startswith("fh."):
+        return "module_code" if "__code__" in cell else "module_defaults" if "__defaults__" in cell \
+            else "module_attribute"
+    if "__code__" in cell:
+        return "code"
+    return "defaults" if "__defaults__" in cell else "cell_def"
+

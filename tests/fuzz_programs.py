@@ -35,8 +35,8 @@ Contract:
   to run between two derivatives (``redefinition``: a helper or a function
   of ``tests/fuzz_helpers.py`` redefined, its code or defaults replaced).
 - Rare constructs are drawn with ``rare``, which says no to the smallest
-  draw: hypothesis starts from it, so a batch of its programs is not
-  flooded with them.
+  and largest draws: hypothesis favours those, and would flood its batch
+  with constructs meant to be rare.
 - ``tests/fuzz_check.py`` differentiates the programs and compares.
 - ``EXCLUDED`` names constructs left out while srcad gets them wrong.
 
@@ -186,8 +186,8 @@ class ProgramGenerator(Constructs, InPlace):
         return self.chooser.integer(0, 99) < percent
 
     def rare(self, percent: int) -> bool:
-        """Like ``chance``, but False for the smallest draw, which hypothesis favours (and shrinks to)."""
-        return self.chooser.integer(0, 99) >= 100 - percent
+        """Like ``chance``, but False for the smallest and largest draws, which hypothesis favours."""
+        return 400 <= self.chooser.integer(0, 999) < 400 + 10 * percent
 
     def fresh_name(self, prefix: str = "t") -> str:
         return f"{prefix}{next(self.counter)}"
