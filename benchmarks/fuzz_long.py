@@ -11,7 +11,7 @@ and forward mode (``srcad.jvp``) and compared with central finite differences
 in float64 and across modes; a program with a redefinition is checked again
 after it, with the same derivatives and with new ones.  The summary gives the
 count per outcome (ok; skipped, split by reason: f fails or is not finite,
-not smooth, a kink; unsupported construct; refused with AliasingError or
+a branch boundary, not smooth, a kink; unsupported construct; refused with AliasingError or
 ComplexError, split into refusals by design (a call into another module that
 changes its argument, a complex constant) and others; wrong; crash), the time
 per program, the most frequent refusal messages with names and numbers left
@@ -42,7 +42,7 @@ STATUSES = ("ok", "skipped", "unsupported", "refused", "wrong", "crash")
 
 
 def _skip_reason(detail: str) -> str:
-    """Why a program was skipped, in a few words (f fails, not finite, not smooth, a kink)."""
+    """Why a program was skipped, in a few words (f fails, not finite, a branch boundary, not smooth, a kink)."""
     text = detail.split(": ", 1)[-1] if detail.startswith("after the redefinition") else detail
     return text.split(":")[0][:60]
 

@@ -11,11 +11,15 @@ Contract:
   to ``AGREE_RTOL``; ``"refused"`` for an ``AliasingError`` (a change made
   in place that srcad cannot follow) or a ``ComplexError``,
   ``"unsupported"`` for another ``SrcadError``; ``"skipped"`` when ``f``
-  itself fails near the point, is not finite, is not smooth at the point
-  (two central-difference steps disagree by more than ``SMOOTH_RTOL``), or
-  has a kink there (second-order differences from the right and from the
-  left disagree: only the two modes are compared, as srcad's documented
-  subgradients need not be the central difference when kinks compose);
+  itself fails near the point, is not finite, sits on a branch boundary (it
+  runs other lines of the program at some point of the difference stencil:
+  at an exact tie, ``x > 0.0`` at ``x = 0``, the derivative of the branch
+  taken need not be the one of the branch around it), is not smooth at the
+  point (two central-difference steps disagree by more than
+  ``SMOOTH_RTOL``), or has a kink there (second-order differences from the
+  right and from the left disagree: only the two modes are compared, as
+  srcad's documented subgradients need not be the central difference when
+  kinks compose);
   ``"wrong"`` or ``"crash"`` otherwise, with a description.  srcad is called
   whenever f runs, so a crash or a wrong value of f counts even where the
   derivative is not compared.  A derivative of a program with
@@ -50,6 +54,7 @@ import itertools
 import linecache
 import math
 import re
+import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Tuple
@@ -64,6 +69,7 @@ from fuzz_programs import SHAPES, Program
 FD_RTOL = 1e-5       # srcad against central differences, relative to the size of the terms
 SMOOTH_RTOL = 1e-5   # two difference steps must agree this well, or the point is not smooth
 AGREE_RTOL = 1e-9    # forward against reverse mode
+STEPS = (1e-6, 1e-5, 2e-5)   # finite-difference steps, relative to the largest argument (at least 1)
 
 
 _MODULE_COUNTER = itertools.count()
@@ -148,23 +154,50 @@ def _moved(arguments, directions, h):
     return [a + h * d if isinstance(a, float) else np.asarray(a) + h * d for a, d in zip(arguments, directions)]
 
 
-def _along(f, arguments, directions, u, h) -> float:
-    """<u, f(arguments + h directions)>."""
-    return _inner(u, np.asarray(f(*_moved(arguments, directions, h)), dtype=float))
+def _traced(f, arguments) -> Tuple[object, Tuple[Tuple[str, int], ...]]:
+    """f's value at ``arguments`` and the lines of the generated module (f, its helpers) it ran, in order."""
+    lines: List[Tuple[str, int]] = []
+
+    def tracer(frame, event, arg):
+        if not frame.f_code.co_filename.startswith("<fuzz-"):
+            return None
+        if event == "line":
+            lines.append((frame.f_code.co_filename, frame.f_lineno))
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        value = f(*arguments)
+    finally:
+        sys.settrace(previous)
+    return value, tuple(lines)
 
 
-def _central(f, arguments, directions, u, h) -> float:
-    return (_along(f, arguments, directions, u, h) - _along(f, arguments, directions, u, -h)) / (2.0 * h)
+@dataclass
+class Differences:
+    """Finite differences of ``<u, f(x + t v)>`` at ``t = 0``, from one stencil of points."""
+
+    fine: float     # central, step STEPS[0]
+    coarse: float   # central, step STEPS[1]
+    right: float    # second-order one-sided from the right, steps STEPS[1] and STEPS[2]
+    left: float     # the same from the left
+    same_lines: bool   # f ran the same lines at every point of the stencil
 
 
-def _one_sided(f, arguments, directions, u, h) -> Tuple[float, float]:
-    """Second-order one-sided differences from the right and from the left (they differ at a kink)."""
-    at = _along(f, arguments, directions, u, 0.0)
-    right = (4.0 * _along(f, arguments, directions, u, h) - _along(f, arguments, directions, u, 2.0 * h)
-             - 3.0 * at) / (2.0 * h)
-    left = (3.0 * at - 4.0 * _along(f, arguments, directions, u, -h)
-            + _along(f, arguments, directions, u, -2.0 * h)) / (2.0 * h)
-    return right, left
+def differences(f, arguments, directions, u, scale: float) -> Differences:
+    """The ``Differences`` of f along ``directions`` at ``arguments`` (steps ``STEPS`` times ``scale``)."""
+    fine, step, double = (relative * scale for relative in STEPS)
+    values, paths = {}, set()
+    for t in (0.0, fine, -fine, step, -step, double, -double):
+        value, lines = _traced(f, _moved(arguments, directions, t))
+        values[t] = _inner(u, np.asarray(value, dtype=float))
+        paths.add(lines)
+    return Differences(fine=(values[fine] - values[-fine]) / (2.0 * fine),
+                       coarse=(values[step] - values[-step]) / (2.0 * step),
+                       right=(4.0 * values[step] - values[double] - 3.0 * values[0.0]) / (2.0 * step),
+                       left=(3.0 * values[0.0] - 4.0 * values[-step] + values[-double]) / (2.0 * step),
+                       same_lines=len(paths) == 1)
 
 
 def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str, ...] = ()
@@ -239,14 +272,13 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
     try:
         with np.errstate(all="ignore"):
-            fine = _central(f, arguments, directions, u, 1e-6 * scale_x)
-            coarse = _central(f, arguments, directions, u, 1e-5 * scale_x)
-            right, left = _one_sided(f, arguments, directions, u, 1e-5 * scale_x)
+            stencil = differences(f, arguments, directions, u, scale_x)
     except (ArithmeticError, ValueError, IndexError) as error:
         return Outcome("skipped", f"f raises {type(error).__name__} near the point: {error}")
-    size = max(1.0, abs(fine), abs(coarse))
-    smooth = abs(fine - coarse) <= SMOOTH_RTOL * size
-    kink = smooth and not abs(right - left) <= SMOOTH_RTOL * size
+    fine = stencil.fine
+    size = max(1.0, abs(fine), abs(stencil.coarse))
+    smooth = abs(fine - stencil.coarse) <= SMOOTH_RTOL * size
+    kink = smooth and not abs(stencil.right - stencil.left) <= SMOOTH_RTOL * size
     try:
         with np.errstate(all="ignore"):
             reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions, names)
@@ -263,12 +295,14 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
         if not np.allclose(np.asarray(value, dtype=float), values, rtol=1e-12, atol=1e-12):
             return Outcome("wrong", f"the {label}-mode derivative returns f = {value!r}, f gives {output!r}", numbers)
     modes_agree = abs(forward - reverse) <= AGREE_RTOL * max(1.0, abs(forward), abs(reverse))
+    if not stencil.same_lines:
+        return Outcome("skipped", "branch boundary: f runs other lines near the point", numbers)
     if not smooth:
         return Outcome("skipped", "not smooth at this point", numbers)
     if kink:
         if math.isfinite(forward) and math.isfinite(reverse) and not modes_agree:
             return Outcome("wrong", "forward and reverse mode disagree at a kink", numbers)
-        numbers.update({"from the right": right, "from the left": left})
+        numbers.update({"from the right": stencil.right, "from the left": stencil.left})
         return Outcome("skipped", "kink: the differences from the right and from the left disagree", numbers)
     scale = max(1.0, abs(fine))
     for label, value in (("reverse", reverse), ("forward", forward)):

@@ -20,7 +20,8 @@ Contract checked here:
   ``xlogy(0, y)``, norms and ``hypot`` of zeros; some parameters are 0):
   srcad's derivative is the limit there; at a kink (the differences from the
   right and from the left disagree) only the two modes are compared, and the
-  program counts as ``skipped``, never ``ok``;
+  program counts as ``skipped``, never ``ok``, as it does on a branch
+  boundary (f runs other lines near the point);
 - a complex constant meeting a differentiated value is refused with
   ``ComplexError`` (``refused``); where it surely meets one, a derivative is
   ``wrong`` whatever its value;
@@ -118,13 +119,15 @@ def checked(body, kinds="V", **extras):
     return check_program(Program(source, parameters, tuple(kinds.split(",")), **extras), seed=0)
 
 
-def test_the_checker_skips_kinks_and_requires_refusals_and_fresh_derivatives():
-    """The checker itself: a kink is never ``ok``, a derivative where srcad must refuse is ``wrong``, and
-    so is a derivative that misses a redefinition (srcad does not watch NumPy's attributes; README)."""
+def test_the_checker_skips_kinks_and_boundaries_and_requires_refusals_and_fresh_derivatives():
+    """The checker itself: a kink or a branch boundary is never ``ok``, a derivative where srcad must refuse
+    is ``wrong``, and so is one that misses a redefinition (srcad does not watch NumPy's attributes; README)."""
     norm = "def f(x):\n    return np.linalg.norm(x) + np.sin(x[0])\n"
     assert checked(norm).status == "ok"
     kink = checked(norm, zeros=("all",))
     assert (kink.status, kink.detail.split(":")[0]) == ("skipped", "kink"), kink
+    boundary = checked("def f(x):\n    if x[0] > 0.0:\n        return x[1]\n    return x[1] + x[0]\n", zeros=("all",))
+    assert (boundary.status, boundary.detail.split(":")[0]) == ("skipped", "branch boundary"), boundary
     constant = "def f(x):\n    c0 = np.exp(1j * 0.5).real\n    return np.sum(x) * c0\n"
     assert checked(constant).status == "ok"
     assert checked(constant, must_refuse="ComplexError").status == "wrong"
