@@ -20,7 +20,8 @@ Contract:
   right and from the left disagree: only the two modes are compared, as
   srcad's documented subgradients need not be the central difference when
   kinks compose);
-  ``"wrong"`` or ``"crash"`` otherwise, with a description.  srcad is called
+  ``"wrong"`` (a derivative that changes an array it was given is wrong
+  too) or ``"crash"`` otherwise, with a description.  srcad is called
   whenever f runs, so a crash or a wrong value of f counts even where the
   derivative is not compared.  A derivative of a program with
   ``must_refuse`` is ``"wrong"`` whatever its value.
@@ -200,33 +201,48 @@ def differences(f, arguments, directions, u, scale: float) -> Differences:
                        same_lines=len(paths) == 1)
 
 
+class WroteArgument(Exception):
+    """A derivative changed an array it was given (in real use, the caller's)."""
+
+
+def _unchanged(given: List, originals: List, label: str) -> None:
+    for value, original in zip(given, originals):
+        if isinstance(original, np.ndarray) and not np.array_equal(value, original, equal_nan=True):
+            raise WroteArgument(f"the {label} derivative changed an array it was given")
+
+
 def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str, ...] = ()
                   ) -> Tuple[float, float, object, object]:
     """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value).
 
     The derivatives are srcad's shared ones (``wrt`` by position); with ``names``, new ones built now
-    (``wrt`` by name), which return no value where f's own stands in.
+    (``wrt`` by name), which return no value where f's own stands in.  ``WroteArgument`` when a derivative
+    changes an argument, a seed or a tangent it was given.
     """
     positions = tuple(range(len(arguments)))
     output = f(*_copies(arguments))
+    primals, seed = _copies(arguments), _copies([u])[0]
     if np.ndim(output) == 0:
-        reverse_value, gradients = srcad.value_and_grad(f, wrt=names or positions)(*_copies(arguments))
+        reverse_value, gradients = srcad.value_and_grad(f, wrt=names or positions)(*primals)
         gradients = tuple(g * u for g in gradients)
     elif names:
-        reverse_value, gradients = output, srcad.autodiff(f, wrt=names)(*_copies(arguments), u)
+        reverse_value, gradients = output, srcad.autodiff(f, wrt=names)(*primals, seed)
     else:
-        reverse_value, pullback = srcad.vjp(f, *_copies(arguments))
-        gradients = pullback(u)
+        reverse_value, pullback = srcad.vjp(f, *primals)
+        gradients = pullback(seed)
+    _unchanged(primals + [seed], arguments + [u], "reverse-mode")
     for gradient, argument in zip(gradients, arguments):
         if np.shape(gradient) != np.shape(argument):
             raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
                                  f"{np.shape(argument)}")
     reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
+    primals, tangents = _copies(arguments), _copies(directions)
     if names:
         forward_value = output
-        tangent = srcad.autodiff(f, wrt=names, mode="forward")(*_copies(arguments), *directions)
+        tangent = srcad.autodiff(f, wrt=names, mode="forward")(*primals, *tangents)
     else:
-        forward_value, tangent = srcad.jvp(f, _copies(arguments), directions)
+        forward_value, tangent = srcad.jvp(f, primals, tangents)
+    _unchanged(primals + tangents, arguments + directions, "forward-mode")
     if np.shape(tangent) != np.shape(output):
         raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
     return reverse, _inner(u, tangent), reverse_value, forward_value
@@ -284,6 +300,8 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
             reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions, names)
     except REFUSALS as error:
         return Outcome("refused", f"{type(error).__name__}: {error}")
+    except WroteArgument as error:
+        return Outcome("wrong", str(error))
     except srcad.SrcadError as error:
         return Outcome("unsupported", f"{type(error).__name__}: {error}")
     except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
