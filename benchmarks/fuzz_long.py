@@ -2,18 +2,22 @@
 
 Usage::
 
-    python benchmarks/fuzz_long.py --count 10000 [--start 0] [--minimise] [--show 5]
+    python benchmarks/fuzz_long.py --count 10000 [--start 0] [--minimise] [--show 5] [--top 5]
 
 Program ``k`` is drawn from ``random.Random(k)`` by ``tests/fuzz_programs.py``,
 so any reported seed can be reproduced alone (``--start SEED --count 1``).
 Each program is differentiated in reverse mode (``srcad.grad``/``srcad.vjp``)
 and forward mode (``srcad.jvp``) and compared with central finite differences
-in float64 and across modes.  The summary gives the count per outcome (ok,
-skipped as not smooth or not finite, unsupported construct, refused with
-AliasingError (a change made in place srcad cannot follow), wrong, crash),
-the rate in programs per second, and every failing seed with its program
-(minimised with ``--minimise``).  The exit status is 1 when a program failed.
-The disk cache is off, so a run leaves nothing behind.
+in float64 and across modes; a program with a redefinition is checked again
+after it, with the same derivatives and with new ones.  The summary gives the
+count per outcome (ok; skipped, split by reason: f fails or is not finite,
+a branch boundary, not smooth, a kink; unsupported construct; refused with AliasingError or
+ComplexError, split into refusals by design (a call into another module that
+changes its argument, a complex constant) and others; wrong; crash), the time
+per program, the most frequent refusal messages with names and numbers left
+out, and every failing seed with its program (minimised with
+``--minimise``).  The exit status is 1 when a program failed.  The disk cache
+is off, so a run leaves nothing behind.
 """
 from __future__ import annotations
 
@@ -30,10 +34,17 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import srcad.api  # noqa: E402
-from fuzz_check import check_program, describe, minimise  # noqa: E402
+from fuzz_check import check_program, describe, message_key, minimise, refusal_by_design  # noqa: E402
 from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
 
 FAILED = ("wrong", "crash")
+STATUSES = ("ok", "skipped", "unsupported", "refused", "wrong", "crash")
+
+
+def _skip_reason(detail: str) -> str:
+    """Why a program was skipped, in a few words (f fails, not finite, a branch boundary, not smooth, a kink)."""
+    text = detail.split(": ", 1)[-1] if detail.startswith("after the redefinition") else detail
+    return text.split(":")[0][:60]
 
 
 def main(argv=None) -> int:
@@ -43,11 +54,13 @@ def main(argv=None) -> int:
     parser.add_argument("--minimise", action="store_true", help="shrink each failing program before showing it")
     parser.add_argument("--show", type=int, default=10, help="failing programs to print in full")
     parser.add_argument("--progress", type=int, default=500, help="print a progress line every N programs")
+    parser.add_argument("--top", type=int, default=10, help="refusal and skip reasons to list (default 10)")
     options = parser.parse_args(argv)
 
     tally: collections.Counter = collections.Counter()
     failures = []
-    unsupported: collections.Counter = collections.Counter()
+    refusals: collections.Counter = collections.Counter()
+    skips: collections.Counter = collections.Counter()
     began = time.perf_counter()
     for seed in range(options.start, options.start + options.count):
         program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
@@ -56,7 +69,11 @@ def main(argv=None) -> int:
         if outcome.status in FAILED:
             failures.append((seed, program, outcome))
         elif outcome.status in ("unsupported", "refused"):
-            unsupported[outcome.detail.splitlines()[-1][:100]] += 1
+            refusals[f"{outcome.status}: {message_key(outcome.detail)}"] += 1
+            if refusal_by_design(outcome):
+                tally["refused by design"] += 1
+        elif outcome.status == "skipped":
+            skips[_skip_reason(outcome.detail)] += 1
         done = seed - options.start + 1
         if options.progress and done % options.progress == 0:
             rate = done / (time.perf_counter() - began)
@@ -64,12 +81,18 @@ def main(argv=None) -> int:
             srcad.api._MEMORY.clear()   # keep a long run's memory flat: these programs are never reused
     elapsed = time.perf_counter() - began
 
-    total = sum(tally.values())
-    print(f"{total} programs in {elapsed:.0f} s ({total / elapsed:.1f} programs/s)")
-    for status in ("ok", "skipped", "unsupported", "refused", "wrong", "crash"):
+    total = sum(tally[status] for status in STATUSES)
+    print(f"{total} programs in {elapsed:.0f} s ({total / elapsed:.1f} programs/s, "
+          f"{1000 * elapsed / total:.0f} ms per program)")
+    for status in STATUSES:
         print(f"  {status:12} {tally[status]:6d}")
-    for message, count in unsupported.most_common():
-        print(f"  unsupported or refused x{count}: {message}")
+        if status == "refused":
+            print(f"    by design  {tally['refused by design']:6d}  (calls that change their argument in another "
+                  f"module, complex constants)")
+    for reason, count in skips.most_common(options.top):
+        print(f"  skipped x{count}: {reason}")
+    for message, count in refusals.most_common(options.top):
+        print(f"  x{count} {message}")
     if failures:
         print(f"failing seeds: {[seed for seed, _, _ in failures]}")
     for seed, program, outcome in failures[:options.show]:

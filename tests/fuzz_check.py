@@ -3,16 +3,37 @@
 Contract:
 - ``check_program(program, seed)`` builds ``f`` from the source (through
   ``linecache``, as ``tests/gradcheck.make_function`` does), evaluates it at
-  random float64 inputs (``random_arguments``) and returns an ``Outcome``:
+  random float64 inputs (``random_arguments``; the elements
+  ``program.zeros`` names are exactly 0) and returns an ``Outcome``:
   ``"ok"`` when reverse mode (``srcad.value_and_grad`` or ``srcad.vjp``) and
   forward mode (``srcad.jvp``) return f's value and agree with central finite
   differences to ``FD_RTOL`` and with each other (``<u, J v> = <J^T u, v>``)
   to ``AGREE_RTOL``; ``"refused"`` for an ``AliasingError`` (a change made
-  in place that srcad cannot follow), ``"unsupported"`` for another
-  ``SrcadError``; ``"skipped"``
-  when ``f`` itself fails, is not finite, or is not smooth at the point (two
-  finite-difference steps disagree by more than ``SMOOTH_RTOL``); ``"wrong"``
-  or ``"crash"`` otherwise, with a description.
+  in place that srcad cannot follow) or a ``ComplexError``,
+  ``"unsupported"`` for another ``SrcadError``; ``"skipped"`` when ``f``
+  itself fails near the point, is not finite, sits on a branch boundary (it
+  runs other lines of the program at some point of the difference stencil:
+  at an exact tie, ``x > 0.0`` at ``x = 0``, the derivative of the branch
+  taken need not be the one of the branch around it), is not smooth at the
+  point (two central-difference steps disagree by more than
+  ``SMOOTH_RTOL``), or has a kink there (second-order differences from the
+  right and from the left disagree: only the two modes are compared, as
+  srcad's documented subgradients need not be the central difference when
+  kinks compose);
+  ``"wrong"`` (a derivative that changes an array it was given is wrong
+  too) or ``"crash"`` otherwise, with a description.  srcad is called
+  whenever f runs, so a crash or a wrong value of f counts even where the
+  derivative is not compared.  A derivative of a program with
+  ``must_refuse`` is ``"wrong"`` whatever its value.
+- With a ``program.redefinition``, f is checked, the redefinition runs in
+  f's module (``run_cell``), and f is checked again with srcad's shared
+  derivatives (built before the change) and with new ones (``wrt`` given by
+  name), against finite differences of f as it runs now; the outcome is the
+  worst of the three (``RANKS``).  ``tests/fuzz_helpers.py`` is put back as
+  it was afterwards (``helpers_restored``).
+- ``refusal_by_design`` says whether a refusal is by design (a call that
+  changes its argument in another module, a complex constant), and
+  ``message_key`` turns a message into a key to count refusals by kind.
 - ``minimise(program, seed)`` drops statements and blocks while the program
   still fails the same way (same status, same exception type).
 - ``describe`` formats an outcome with the program and its arguments.
@@ -27,40 +48,81 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
+import dataclasses
+import inspect
 import itertools
 import linecache
 import math
+import re
+import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Tuple
 
 import numpy as np
 
+import fuzz_helpers
 import srcad
+from fuzz_memory import MUTATORS
 from fuzz_programs import SHAPES, Program
 
 FD_RTOL = 1e-5       # srcad against central differences, relative to the size of the terms
 SMOOTH_RTOL = 1e-5   # two difference steps must agree this well, or the point is not smooth
 AGREE_RTOL = 1e-9    # forward against reverse mode
+STEPS = (1e-6, 1e-5, 2e-5)   # finite-difference steps, relative to the largest argument (at least 1)
 
 
 _MODULE_COUNTER = itertools.count()
+# outcomes from best to worst: a program checked in two phases (before and after a redefinition) gets the worse
+RANKS = ("ok", "skipped", "refused", "unsupported", "wrong", "crash")
+REFUSALS = (srcad.AliasingError, srcad.ComplexError)
+
+
+def _registered(source: str, suffix: str = "") -> str:
+    """A new file name whose text ``linecache`` (and so srcad) can read."""
+    filename = f"<fuzz-{next(_MODULE_COUNTER)}{suffix}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    return filename
 
 
 def build_module(source: str) -> Dict[str, object]:
     """Execute ``source`` as a module whose text ``linecache`` (and so srcad) can read."""
-    filename = f"<fuzz-{next(_MODULE_COUNTER)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    filename = _registered(source)
     namespace: Dict[str, object] = {"__name__": filename}
     exec(compile(source, filename, "exec"), namespace)
     return namespace
 
 
+def run_cell(source: str, namespace: Dict[str, object]) -> None:
+    """Run ``source`` in a module's namespace, as a notebook cell that redefines something would."""
+    exec(compile(source, _registered(source, "-cell"), "exec"), namespace)
+
+
+@contextlib.contextmanager
+def helpers_restored():
+    """Put back every binding, code object and default of ``fuzz_helpers`` a redefinition changed."""
+    functions = {name: value for name, value in vars(fuzz_helpers).items() if inspect.isfunction(value)}
+    saved = {name: (value.__code__, value.__defaults__) for name, value in functions.items()}
+    try:
+        yield
+    finally:
+        for name, value in functions.items():
+            setattr(fuzz_helpers, name, value)
+            value.__code__, value.__defaults__ = saved[name]
+
+
 def random_arguments(program: Program, seed: int) -> List:
+    """Uniform values in [-1.5, 1.5], with the elements ``program.zeros`` names set to 0."""
     rng = np.random.default_rng(seed)
     arguments = []
-    for kind in program.kinds:
+    for k, kind in enumerate(program.kinds):
         value = rng.uniform(-1.5, 1.5, SHAPES[kind])
+        zero = program.zeros[k] if program.zeros else ""
+        if zero == "all" or zero == "first" and kind == "S":
+            value = value * 0.0
+        elif zero == "first":
+            value.flat[0] = 0.0
         arguments.append(float(value) if kind == "S" else value)
     return arguments
 
@@ -93,37 +155,125 @@ def _moved(arguments, directions, h):
     return [a + h * d if isinstance(a, float) else np.asarray(a) + h * d for a, d in zip(arguments, directions)]
 
 
-def _central(f, arguments, directions, u, h) -> float:
-    plus = f(*_moved(arguments, directions, h))
-    minus = f(*_moved(arguments, directions, -h))
-    return _inner(u, (np.asarray(plus, dtype=float) - np.asarray(minus, dtype=float)) / (2.0 * h))
+def _traced(f, arguments) -> Tuple[object, Tuple[Tuple[str, int], ...]]:
+    """f's value at ``arguments`` and the lines of the generated module (f, its helpers) it ran, in order."""
+    lines: List[Tuple[str, int]] = []
+
+    def tracer(frame, event, arg):
+        if not frame.f_code.co_filename.startswith("<fuzz-"):
+            return None
+        if event == "line":
+            lines.append((frame.f_code.co_filename, frame.f_lineno))
+        return tracer
+
+    previous = sys.gettrace()
+    sys.settrace(tracer)
+    try:
+        value = f(*arguments)
+    finally:
+        sys.settrace(previous)
+    return value, tuple(lines)
 
 
-def differentiate(f: Callable, arguments: List, u, directions) -> Tuple[float, float, object, object]:
-    """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value)."""
+@dataclass
+class Differences:
+    """Finite differences of ``<u, f(x + t v)>`` at ``t = 0``, from one stencil of points."""
+
+    fine: float     # central, step STEPS[0]
+    coarse: float   # central, step STEPS[1]
+    right: float    # second-order one-sided from the right, steps STEPS[1] and STEPS[2]
+    left: float     # the same from the left
+    same_lines: bool   # f ran the same lines at every point of the stencil
+
+
+def differences(f, arguments, directions, u, scale: float) -> Differences:
+    """The ``Differences`` of f along ``directions`` at ``arguments`` (steps ``STEPS`` times ``scale``)."""
+    fine, step, double = (relative * scale for relative in STEPS)
+    values, paths = {}, set()
+    for t in (0.0, fine, -fine, step, -step, double, -double):
+        value, lines = _traced(f, _moved(arguments, directions, t))
+        values[t] = _inner(u, np.asarray(value, dtype=float))
+        paths.add(lines)
+    return Differences(fine=(values[fine] - values[-fine]) / (2.0 * fine),
+                       coarse=(values[step] - values[-step]) / (2.0 * step),
+                       right=(4.0 * values[step] - values[double] - 3.0 * values[0.0]) / (2.0 * step),
+                       left=(3.0 * values[0.0] - 4.0 * values[-step] + values[-double]) / (2.0 * step),
+                       same_lines=len(paths) == 1)
+
+
+class WroteArgument(Exception):
+    """A derivative changed an array it was given (in real use, the caller's)."""
+
+
+def _unchanged(given: List, originals: List, label: str) -> None:
+    for value, original in zip(given, originals):
+        if isinstance(original, np.ndarray) and not np.array_equal(value, original, equal_nan=True):
+            raise WroteArgument(f"the {label} derivative changed an array it was given")
+
+
+def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str, ...] = ()
+                  ) -> Tuple[float, float, object, object]:
+    """(<J^T u, v> by reverse mode, <u, J v> by forward mode, reverse value, forward value).
+
+    The derivatives are srcad's shared ones (``wrt`` by position); with ``names``, new ones built now
+    (``wrt`` by name), which return no value where f's own stands in.  ``WroteArgument`` when a derivative
+    changes an argument, a seed or a tangent it was given.
+    """
     positions = tuple(range(len(arguments)))
-    output = f(*arguments)
+    output = f(*_copies(arguments))
+    primals, seed = _copies(arguments), _copies([u])[0]
     if np.ndim(output) == 0:
-        reverse_value, gradients = srcad.value_and_grad(f, wrt=positions)(*_copies(arguments))
+        reverse_value, gradients = srcad.value_and_grad(f, wrt=names or positions)(*primals)
         gradients = tuple(g * u for g in gradients)
+    elif names:
+        reverse_value, gradients = output, srcad.autodiff(f, wrt=names)(*primals, seed)
     else:
-        reverse_value, pullback = srcad.vjp(f, *_copies(arguments))
-        gradients = pullback(u)
+        reverse_value, pullback = srcad.vjp(f, *primals)
+        gradients = pullback(seed)
+    _unchanged(primals + [seed], arguments + [u], "reverse-mode")
     for gradient, argument in zip(gradients, arguments):
         if np.shape(gradient) != np.shape(argument):
             raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
                                  f"{np.shape(argument)}")
     reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
-    forward_value, tangent = srcad.jvp(f, _copies(arguments), directions)
+    primals, tangents = _copies(arguments), _copies(directions)
+    if names:
+        forward_value = output
+        tangent = srcad.autodiff(f, wrt=names, mode="forward")(*primals, *tangents)
+    else:
+        forward_value, tangent = srcad.jvp(f, primals, tangents)
+    _unchanged(primals + tangents, arguments + directions, "forward-mode")
     if np.shape(tangent) != np.shape(output):
         raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
     return reverse, _inner(u, tangent), reverse_value, forward_value
 
 
 def check_program(program: Program, seed: int = 0) -> Outcome:
-    """Differentiate ``program``'s ``f`` in both modes and compare; see the module docstring."""
-    f = build_module(program.source)["f"]
+    """Differentiate ``program``'s ``f`` in both modes and compare; see the module docstring.
+
+    With a redefinition, f is checked, the redefinition is run, and f is checked again with the same
+    derivatives and with new ones; the outcome is the worst of the three.
+    """
+    namespace = build_module(program.source)
+    f = namespace["f"]
     arguments = random_arguments(program, seed)
+    first = check_point(program, f, arguments, seed)
+    if not program.redefinition or first.status in RANKS[2:]:
+        return first
+    outcomes = [first]
+    with helpers_restored():
+        run_cell(program.redefinition, namespace)
+        for label, names in (("the same derivatives", ()), ("new derivatives", program.parameters)):
+            outcome = check_point(program, f, arguments, seed, names)
+            if outcome.status != "ok":
+                outcome.detail = f"after the redefinition, with {label}: {outcome.detail}"
+            outcomes.append(outcome)
+    return max(outcomes, key=lambda outcome: RANKS.index(outcome.status))
+
+
+def check_point(program: Program, f: Callable, arguments: List, seed: int, names: Tuple[str, ...] = ()
+                ) -> Outcome:
+    """One comparison of f's derivatives with finite differences at ``arguments`` (see the module docstring)."""
     rng = np.random.default_rng(seed + 1)
     with np.errstate(all="ignore"):
         try:
@@ -136,39 +286,74 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
     u = _like(output if np.ndim(output) else 1.0, rng)
     directions = [_like(a, rng) for a in arguments]
     scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
-    fine = _central(f, arguments, directions, u, 1e-6 * scale_x)
-    coarse = _central(f, arguments, directions, u, 1e-5 * scale_x)
-    size = max(1.0, abs(fine), abs(coarse))
-    if abs(fine - coarse) > SMOOTH_RTOL * size:
-        return Outcome("skipped", "not smooth at this point")
     try:
         with np.errstate(all="ignore"):
-            reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions)
-    except srcad.AliasingError as error:
+            stencil = differences(f, arguments, directions, u, scale_x)
+    except (ArithmeticError, ValueError, IndexError) as error:
+        return Outcome("skipped", f"f raises {type(error).__name__} near the point: {error}")
+    fine = stencil.fine
+    size = max(1.0, abs(fine), abs(stencil.coarse))
+    smooth = abs(fine - stencil.coarse) <= SMOOTH_RTOL * size
+    kink = smooth and not abs(stencil.right - stencil.left) <= SMOOTH_RTOL * size
+    try:
+        with np.errstate(all="ignore"):
+            reverse, forward, reverse_value, forward_value = differentiate(f, arguments, u, directions, names)
+    except REFUSALS as error:
         return Outcome("refused", f"{type(error).__name__}: {error}")
+    except WroteArgument as error:
+        return Outcome("wrong", str(error))
     except srcad.SrcadError as error:
         return Outcome("unsupported", f"{type(error).__name__}: {error}")
     except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
         return Outcome("crash", traceback.format_exc(limit=-6))
     numbers = {"finite differences": fine, "reverse": reverse, "forward": forward}
+    if program.must_refuse:
+        return Outcome("wrong", f"srcad returned a derivative where it must raise {program.must_refuse}", numbers)
     for label, value in (("reverse", reverse_value), ("forward", forward_value)):
         if not np.allclose(np.asarray(value, dtype=float), values, rtol=1e-12, atol=1e-12):
             return Outcome("wrong", f"the {label}-mode derivative returns f = {value!r}, f gives {output!r}", numbers)
+    modes_agree = abs(forward - reverse) <= AGREE_RTOL * max(1.0, abs(forward), abs(reverse))
+    if not stencil.same_lines:
+        return Outcome("skipped", "branch boundary: f runs other lines near the point", numbers)
+    if not smooth:
+        return Outcome("skipped", "not smooth at this point", numbers)
+    if kink:
+        if math.isfinite(forward) and math.isfinite(reverse) and not modes_agree:
+            return Outcome("wrong", "forward and reverse mode disagree at a kink", numbers)
+        numbers.update({"from the right": stencil.right, "from the left": stencil.left})
+        return Outcome("skipped", "kink: the differences from the right and from the left disagree", numbers)
     scale = max(1.0, abs(fine))
     for label, value in (("reverse", reverse), ("forward", forward)):
         if not math.isfinite(value) or abs(value - fine) > FD_RTOL * scale:
             return Outcome("wrong", f"{label} mode disagrees with finite differences", numbers)
-    if abs(forward - reverse) > AGREE_RTOL * max(1.0, abs(forward), abs(reverse)):
+    if not modes_agree:
         return Outcome("wrong", "forward and reverse mode disagree", numbers)
     return Outcome("ok", numbers=numbers)
+
+
+def refusal_by_design(outcome: Outcome) -> bool:
+    """Whether ``outcome`` is a refusal srcad makes by design: a complex constant (``ComplexError``), or a call
+    to a function of another module that changes its argument (one of ``tests/fuzz_helpers.py``)."""
+    calls = "|".join(MUTATORS)
+    return outcome.status == "refused" and ("ComplexError:" in outcome.detail
+                                            or re.search(rf"\b({calls})\(", outcome.detail) is not None)
+
+
+def message_key(detail: str) -> str:
+    """A refusal's message with the user's names and numbers left out, to count refusals by kind."""
+    last = detail.strip().splitlines()[-1] if detail.strip() else ""
+    last = re.sub(r"\d+", "N", re.sub(r"`[^`]*`", "`_`", last))
+    return re.sub(r" \([^()]*\)", "", last).split("; ")[0][:110]
 
 
 def describe(program: Program, outcome: Outcome, seed: int) -> str:
     """A readable report of one program's outcome (for failure messages and logs)."""
     numbers = ", ".join(f"{k} = {v!r}" for k, v in outcome.numbers.items())
     shapes = ", ".join(f"{name}: {SHAPES[kind]}" for name, kind in zip(program.parameters, program.kinds))
-    return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}\n"
-            f"{program.source}")
+    zeros = f", zero elements: {program.zeros}" if program.zeros else ""
+    cell = f"\nrun after the first derivative:\n{program.redefinition}" if program.redefinition else ""
+    return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}{zeros}\n"
+            f"{program.source}{cell}")
 
 
 # --------------------------------------------------------------------------
@@ -219,7 +404,7 @@ def minimise(program: Program, seed: int, budget: int = 400) -> Program:
                 except SyntaxError:
                     continue
                 attempts += 1
-                trial = Program(text, program.parameters, program.kinds)
+                trial = dataclasses.replace(program, source=text)
                 try:
                     outcome = check_program(trial, seed)
                 except Exception:   # noqa: BLE001 -- a candidate that f itself cannot run
@@ -227,4 +412,4 @@ def minimise(program: Program, seed: int, budget: int = 400) -> Program:
                 if _signature(outcome) == target:
                     lines, changed = candidate, True
                     break
-    return Program("\n".join(lines) + "\n", program.parameters, program.kinds)
+    return dataclasses.replace(program, source="\n".join(lines) + "\n")

@@ -12,18 +12,31 @@ Contract:
   ``(2, 3)``; a safe subset of NumPy and ``math`` calls whose inputs stay in
   their domains (``np.log(1.0 + a * a)``, ``np.exp(np.tanh(a))``...);
   reductions with and without ``axis``; subscript reads of names; element
-  and slice stores into arrays created inside the function; changes made in
-  place through memory two names share (stores through views, stores into
-  an array whose view is read later, arrays held by lists and dicts changed
-  in place, ``out=``, ``np.fill_diagonal``, ``np.copyto``, ``np.add.at``,
-  ``np.put``, ``.fill``, ``.sort``), which srcad must follow or refuse
-  with ``AliasingError``; ``if``/``else``,
+  and slice stores into arrays created inside the function (with index
+  arrays holding repeats, and indices an integer cast computes); changes
+  made in place through memory two names share (stores through views,
+  stores into an array whose view is read later, arrays held by lists and
+  dicts changed in place, ``out=``, ``np.fill_diagonal``, ``np.copyto``,
+  ``np.add.at``, ``np.put``, ``.fill``, ``.sort``) and calls to functions of
+  another module (``tests/fuzz_helpers.py``) that change their argument,
+  which srcad must follow or refuse with ``AliasingError``; ``if``/``else``,
   ``for`` over ``range`` (with ``break``/``continue``), ``while`` with a
-  bounded trip count, early ``return``; calls to the generated helpers; a
-  name both arms of a branch bind, read after the branch (in loops too).
+  bounded trip count, early ``return``; calls to the generated helpers and
+  to pure functions of another module; a name both arms of a branch bind,
+  read after the branch (in loops too); values at removable singular points
+  and integer casts used as numbers and indices (``tests/fuzz_constructs.py``).
   Apart from those, no array is written through a second name, and unless
   ``writable_parameters=True`` no parameter is written in place, so ``f`` is
   a pure function of its arguments.
+- A few programs go beyond what srcad differentiates, to check that it
+  refuses rather than answers: complex constants meeting differentiated
+  values (``Program.must_refuse`` when one surely does).
+- A ``Program`` also says which parameters are zero (``zeros``), and what
+  to run between two derivatives (``redefinition``: a helper or a function
+  of ``tests/fuzz_helpers.py`` redefined, its code or defaults replaced).
+- Rare constructs are drawn with ``rare``, which says no to the smallest
+  and largest draws: hypothesis favours those, and would flood its batch
+  with constructs meant to be rare.
 - ``tests/fuzz_check.py`` differentiates the programs and compares.
 - ``EXCLUDED`` names constructs left out while srcad gets them wrong.
 
@@ -36,15 +49,22 @@ Example::
 from __future__ import annotations
 
 import itertools
+import random
 from dataclasses import dataclass
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Sequence, Tuple
 
-SHAPES = {"S": (), "V": (3,), "W": (2,), "M": (2, 3)}
+from fuzz_constructs import Constructs
+from fuzz_kinds import CONSTANTS, SHAPES, Scope, Variable
+from fuzz_memory import InPlace
+
 PARAMETERS = (("x", "V"), ("y", "M"), ("s", "S"), ("w", "W"))
 # Constructs left out of generated programs until srcad handles them (the programs in
 # tests/test_fuzz.py's REGRESSIONS show why): "return_in_loop" is a `return` inside a loop body;
-# "store_after_rebinding" is an element store into an array after `z = ...` or `z -= ...` rebound it.
-EXCLUDED: set = set()
+# "store_after_rebinding" is an element store into an array after `z = ...` or `z -= ...` rebound it;
+# "keyword_only_parameter" is `def f(x, *, p=0.5)` (and `f.__kwdefaults__` changed between derivatives):
+# srcad.jvp and srcad.vjp's pullback pass the tangents and the seed by position, which the generated
+# derivative takes by keyword after p, so they raise TypeError.
+EXCLUDED: set = {"keyword_only_parameter"}
 
 
 # --------------------------------------------------------------------------
@@ -94,25 +114,28 @@ def programs(**options):
 
 @dataclass
 class Program:
-    """A generated module: ``source`` defines ``f(*parameters)``; ``kinds`` give their shapes."""
+    """A generated module: ``source`` defines ``f(*parameters)``; ``kinds`` give their shapes.
+
+    ``zeros`` says, per parameter, which of its elements are 0 (``"all"``,
+    ``"first"`` or ``""``; empty for none); ``redefinition`` is source run in
+    the module after the first derivative (empty for none); ``must_refuse``
+    names the error srcad must raise (empty when a derivative is expected).
+    """
 
     source: str
     parameters: Tuple[str, ...]
     kinds: Tuple[str, ...]
+    zeros: Tuple[str, ...] = ()
+    redefinition: str = ""
+    must_refuse: str = ""
 
     def __repr__(self) -> str:
-        return f"Program(kinds={self.kinds}, source=\n{self.source})"
+        extras = "".join(f", {name}={getattr(self, name)!r}" for name in ("zeros", "redefinition", "must_refuse")
+                         if getattr(self, name))
+        return f"Program(kinds={self.kinds}{extras}, source=\n{self.source})"
 
     def shapes(self):
         return [SHAPES[kind] for kind in self.kinds]
-
-
-@dataclass
-class Variable:
-    name: str
-    kind: str
-    writable: bool = False    # a fresh local array: element stores and += are allowed
-    stored: bool = False      # an element store into it has been generated
 
 
 @dataclass
@@ -120,23 +143,7 @@ class Helper:
     name: str
     kinds: Tuple[str, ...]
     result: str
-
-
-@dataclass
-class Scope:
-    variables: List[Variable]
-    loop_index: Optional[Tuple[str, int]] = None   # (name, trip count) of the innermost for loop
-    in_for: bool = False
-    in_loop: bool = False
-
-    def child(self, **changes) -> "Scope":
-        values = dict(variables=list(self.variables), loop_index=self.loop_index, in_for=self.in_for,
-                      in_loop=self.in_loop)
-        values.update(changes)
-        return Scope(**values)
-
-    def of_kind(self, kind: str) -> List[Variable]:
-        return [v for v in self.variables if v.kind == kind]
+    default: bool = False     # a last parameter ``c=0.5``
 
 
 # operand kinds whose broadcast gives the target kind
@@ -155,12 +162,9 @@ MATH_SCALAR = ["math.sin({a})", "math.cos({a})", "math.tanh({a})", "math.exp(mat
                "math.sqrt(1.0 + {a} * {a})"]
 BINARY_CALLS = ["np.maximum({a}, {b})", "np.minimum({a}, {b})", "np.where({a} > {b}, {a}, {b})",
                 "np.where({a} > 0.0, {a}, 0.1 * {b})", "{a} / (1.0 + {b} * {b})", "np.arctan2({a}, 2.0 + np.cos({b}))"]
-CONSTANTS = {"S": "0.7", "V": "np.array([0.5, -1.0, 2.0])", "W": "np.array([1.5, -0.5])",
-             "M": "np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])"}
-ZEROS = {"V": "np.zeros(3)", "W": "np.zeros(2)", "M": "np.zeros((2, 3))"}
 
 
-class ProgramGenerator:
+class ProgramGenerator(Constructs, InPlace):
     """Draws one random program per ``program()`` call; see the module docstring."""
 
     def __init__(self, chooser, max_statements: int = 6, max_depth: int = 3, writable_parameters: bool = False):
@@ -170,6 +174,8 @@ class ProgramGenerator:
         self.max_depth = max_depth
         self.counter = itertools.count()
         self.helpers: List[Helper] = []
+        self.imports: set = set()          # "special" (scipy.special), "fh" (fuzz_helpers)
+        self.from_imports: set = set()     # names imported from fuzz_helpers
 
     # -- choices -----------------------------------------------------------
 
@@ -179,42 +185,80 @@ class ProgramGenerator:
     def chance(self, percent: int) -> bool:
         return self.chooser.integer(0, 99) < percent
 
+    def rare(self, percent: int) -> bool:
+        """Like ``chance``, but False for the smallest and largest draws, which hypothesis favours."""
+        return 400 <= self.chooser.integer(0, 999) < 400 + 10 * percent
+
     def fresh_name(self, prefix: str = "t") -> str:
         return f"{prefix}{next(self.counter)}"
 
     # -- whole programs ----------------------------------------------------
 
     def program(self) -> Program:
-        self.helpers = []
+        self.helpers, self.imports, self.from_imports = [], set(), set()
         parts = []
         for _ in range(self.chooser.integer(0, 2)):
             parts.append(self.helper_source())
         count = self.chooser.integer(1, 3)
         start = self.chooser.integer(0, len(PARAMETERS) - 1)
         chosen = [PARAMETERS[(start + k) % len(PARAMETERS)] for k in range(count)]
+        zeros = tuple(self.pick([""] * 23 + ["all", "first"]) for _ in chosen)
         scope = Scope([Variable(name, kind, writable=self.writable_parameters and kind != "S")
                        for name, kind in chosen])
-        result_kind = self.pick(["S", "S", "S", "V", "M"])
-        body = self.block(scope, self.chooser.integer(1, self.max_statements), 1, result_kind)
-        body.append(f"    return {self.expression(result_kind, scope, self.max_depth)}")
         signature = ", ".join(name for name, _ in chosen)
+        keyword_only = "keyword_only_parameter" not in EXCLUDED and self.rare(5)
+        if keyword_only:
+            signature += ", *, p=0.5"
+            scope.variables.append(Variable("p", "S"))
+        result_kind = self.pick(["S", "S", "S", "V", "M"])
+        body, terms, must_refuse = [], [], ""
+        if self.rare(2):
+            line, name = self.complex_preamble(chosen)
+            body.append(line)
+            terms.append(name)
+            must_refuse = "ComplexError"
+        body += self.block(scope, self.chooser.integer(1, self.max_statements), 1, result_kind)
+        redefinition = ""
+        if self.rare(8):
+            redefinition, term = self.redefinition(scope)
+            terms.append(term)
+            if keyword_only and self.chance(50):
+                redefinition = "f.__kwdefaults__ = {'p': 1.25}\n"
+        result = self.expression(result_kind, scope, self.max_depth)
+        body.append(f"    return {result}" if not terms else f"    return ({result}) + " + " + ".join(terms))
         parts.append("def f(" + signature + "):\n" + "\n".join(body) + "\n")
-        return Program("import math\nimport numpy as np\n\n\n" + "\n\n".join(parts),
-                       tuple(name for name, _ in chosen), tuple(kind for _, kind in chosen))
+        return Program(self.imports_source() + "\n\n" + "\n\n".join(parts), tuple(name for name, _ in chosen),
+                       tuple(kind for _, kind in chosen), zeros if any(zeros) else (), redefinition, must_refuse)
+
+    def imports_source(self) -> str:
+        lines = ["import math", "import numpy as np"]
+        if "special" in self.imports:
+            lines.append("from scipy import special")
+        if "fh" in self.imports:
+            lines.append("import fuzz_helpers as fh")
+        if self.from_imports:
+            lines.append(f"from fuzz_helpers import {', '.join(sorted(self.from_imports))}")
+        return "\n".join(lines) + "\n"
 
     def helper_source(self) -> str:
         name = f"helper{len(self.helpers)}"
         kinds = tuple(self.pick(list(SHAPES)) for _ in range(self.chooser.integer(1, 2)))
+        default = self.chance(30)
+        result = self.pick(list(SHAPES))
+        source = self.helper_definition(name, kinds, result, default)
+        self.helpers.append(Helper(name, kinds, result, default))
+        return source
+
+    def helper_definition(self, name: str, kinds: Tuple[str, ...], result: str, default: bool) -> str:
+        """The source of ``def name(a0, ...[, c=0.5])`` returning a value of kind ``result``."""
         parameters = [Variable(f"a{k}", kind) for k, kind in enumerate(kinds)]
         scope = Scope(list(parameters))
         signature = ", ".join(v.name for v in parameters)
-        if self.chance(30):
+        if default:
             signature += ", c=0.5"
             scope.variables.append(Variable("c", "S"))
-        result = self.pick(list(SHAPES))
         body = self.block(scope, self.chooser.integer(0, 3), 1, result)
         body.append(f"    return {self.expression(result, scope, 2, top=True)}")
-        self.helpers.append(Helper(name, kinds, result))
         return f"def {name}({signature}):\n" + "\n".join(body) + "\n"
 
     # -- statements --------------------------------------------------------
@@ -227,7 +271,7 @@ class ProgramGenerator:
 
     def statement(self, scope: Scope, level: int, result_kind: str) -> List[str]:
         pad = "    " * level
-        options = ["assign", "assign", "reassign", "augment", "store", "shared"]
+        options = ["assign", "assign", "reassign", "augment", "store", "shared", "module"]
         if level <= 2:
             options += ["if", "for", "while", "branch_bind"]
         if scope.in_for:
@@ -253,6 +297,8 @@ class ProgramGenerator:
             return self.store(scope, pad)
         if kind == "shared":
             return self.shared(scope, pad)
+        if kind == "module" and self.rare(4):
+            return self.module_call(scope, pad)
         if kind == "if":
             return self.if_statement(scope, level, result_kind)
         if kind == "branch_bind":
@@ -281,90 +327,6 @@ class ProgramGenerator:
     def may_rebind(variable: Variable) -> bool:
         """In a loop a store written before a rebinding runs after it, so stored names stay bound."""
         return not (variable.stored and "store_after_rebinding" in EXCLUDED)
-
-    def store(self, scope: Scope, pad: str) -> List[str]:
-        """An element or slice store into a writable array, created here if there is none."""
-        lines = []
-        candidates = [v for v in scope.variables if v.writable]
-        if not candidates or self.chance(30):
-            kind = self.pick(["V", "W", "M"])
-            name = self.fresh_name("z")
-            source = self.pick(scope.of_kind(kind)) if scope.of_kind(kind) and self.chance(50) else None
-            initial = f"{source.name}.copy()" if source else ZEROS[kind]
-            lines.append(f"{pad}{name} = {initial}")
-            target = Variable(name, kind, writable=True)
-            scope.variables.append(target)
-        else:
-            target = self.pick(candidates)
-        operator = self.pick(["=", "=", "+="])
-        target.stored = True
-        index, value_kind = self.store_index(target.kind, scope)
-        lines.append(f"{pad}{target.name}[{index}] {operator} {self.expression(value_kind, scope, 2)}")
-        return lines
-
-    def shared(self, scope: Scope, pad: str) -> List[str]:
-        """A change made in place through memory two names share, or by a call that changes its argument:
-        a store through a view (``B = A.reshape(3)``, ``A[1:]``, ``A.T``, ``A[0]``...), a view read after a
-        store into its base, an array held by a list or dict and changed, ``out=``, ``np.fill_diagonal``,
-        ``np.copyto``, ``np.add.at``, ``np.put``, ``.fill``, ``.sort``.  srcad must get it right or refuse."""
-        kind = self.pick(["V", "M"])
-        base = self.fresh_name("z")
-        source = self.pick(scope.of_kind(kind)) if scope.of_kind(kind) else None
-        value = lambda k: self.expression(k, scope, 2)   # noqa: E731
-        lines = [f"{pad}{base} = {source.name if source else CONSTANTS[kind]} * 1.0"]
-        view = self.fresh_name("w")
-        if kind == "V":
-            views = [(f"{base}.reshape(3)", "V"), (f"{base}[1:]", "W"), (f"{base}[...]", "V"),
-                     (f"np.expand_dims({base}, 0)", "1V"), (f"{base}.ravel()", "V"), (f"np.asarray({base})", "V"),
-                     (f"{base}[::-1]", "V"), (f"np.reshape({base}, (3, 1))", "V1")]
-        else:
-            views = [(f"{base}.T", "MT"), (f"{base}[0]", "V"), (f"{base}[:, 1]", "W"), (f"{base}.reshape(6)", "6"),
-                     (f"{base}.swapaxes(0, 1)", "MT"), (f"{base}.transpose()", "MT"), (f"{base}[:, 1:]", "M2")]
-        expression, shape = self.pick(views)
-        element = {"V": "1", "W": "0", "1V": "0, 2", "V1": "2, 0", "MT": "2, 1", "6": "4", "M2": "1, 0"}[shape]
-        form = self.pick(["view_store", "view_store", "base_store", "augment", "held", "out", "call", "call"])
-        if form == "view_store":
-            lines += [f"{pad}{view} = {expression}", f"{pad}{view}[{element}] = {value('S')}"]
-        elif form == "augment":
-            lines += [f"{pad}{view} = {expression}", f"{pad}{view} *= {value('S')}"]
-        elif form == "base_store":
-            index = "0" if kind == "V" else "1, 1"
-            lines += [f"{pad}{view} = {expression}", f"{pad}{base}[{index}] = {value('S')}"]
-            scope.variables.append(Variable(f"{view}[{element}]", "S"))
-        elif form == "held":
-            holder = self.fresh_name("h")
-            lines += [f"{pad}{holder} = " + self.pick([f"[{base}, {value('S')}]", f'{{"a": {base}}}']),
-                      f"{pad}{base} += {value(kind)}"]
-            key = "0" if lines[-2].rstrip().endswith("]") else '"a"'
-            scope.variables.append(Variable(f"{holder}[{key}]", kind))
-        elif form == "out":
-            function = self.pick(["np.multiply({a}, {b}, out={o})", "np.add({a}, {b}, out={o})",
-                                  "np.sin({a}, out={o})", "np.tanh({a}, out={o})"])
-            target = self.pick([base, f"{base}[1:]" if kind == "V" else f"{base}[0]"])
-            operand_kind = kind if target == base else ("W" if kind == "V" else "V")
-            lines.append(pad + function.format(a=value(operand_kind), b=value(operand_kind), o=target))
-        else:
-            calls = [f"np.copyto({base}, {value(kind)})", f"np.add.at({base}, np.array([0, 0, 1]), {value('S')})",
-                     f"{base}.fill({value('S')})", f"np.copyto({base}, {value(kind)}, where={base} > 0.0)"]
-            if kind == "V":
-                calls += [f"np.put({base}, [0, 2, 0], {value('W')})", f"{base}.sort()"]
-            else:
-                calls += [f"np.fill_diagonal({base}, {value('S')})"]
-            lines.append(pad + self.pick(calls))
-        scope.variables.append(Variable(base, kind))
-        return lines
-
-    def store_index(self, kind: str, scope: Scope) -> Tuple[str, str]:
-        """An index into an array of ``kind`` and the kind of value it takes."""
-        length = SHAPES[kind][0]
-        loop = scope.loop_index
-        if loop and loop[1] <= length and self.chance(50):
-            return (loop[0] if kind != "M" else f"{loop[0]}, 1"), ("S" if kind != "M" else "S")
-        if kind == "M":
-            return self.pick([("0", "V"), ("1, 2", "S"), (":, 1", "W"), ("-1", "V")])
-        if kind == "V":
-            return self.pick([("0", "S"), ("2", "S"), ("1:", "W"), (":2", "W"), (":", "V")])
-        return self.pick([("0", "S"), ("1", "S"), (":", "W")])
 
     def nested(self, scope: Scope, level: int, result_kind: str, **changes) -> List[str]:
         inner = scope.child(**changes)
@@ -427,7 +389,7 @@ class ProgramGenerator:
     def expression(self, kind: str, scope: Scope, depth: int, top: bool = False) -> str:
         """Source of an expression whose value has ``kind``'s shape (a new object if ``top``)."""
         text, form = self._expression_and_form(kind, scope, depth)
-        if top and form in ("leaf", "helper", "conditional"):
+        if top and form in ("leaf", "helper", "conditional", "special"):
             text = f"{text} * 1.0"    # a new array, not a second name for an existing one
         return text
 
@@ -439,10 +401,14 @@ class ProgramGenerator:
         if depth <= 0 or self.chance(20):
             return self.leaf(kind, scope), "leaf"
         form = self.pick(["binary", "binary", "unary", "call", "call", "binary_call", "reduce",
-                          "helper", "conditional", "negate"])
+                          "helper", "conditional", "negate", "special"])
+        if form == "special" and not self.rare(30):
+            form = "binary"
         return self._compound(form, kind, scope, depth - 1), form
 
     def _compound(self, form: str, kind: str, scope: Scope, sub: int) -> str:
+        if form == "special":
+            return self.special_expression(kind, scope, sub)
         if form == "binary":
             left, right = self.pick(BROADCASTS[kind])
             operator = self.pick(["+", "-", "*", "*"])
@@ -476,7 +442,7 @@ class ProgramGenerator:
             inner = self._expression(source_kind, scope, depth)
             options = ["np.sum({a})", "np.mean({a})", "({a}).sum()", "np.max({a})"]
             if source_kind == "V":
-                options += ["np.dot({a}, {b})", "({a}) @ ({b})"]
+                options += ["np.dot({a}, {b})", "(({a}) @ ({b}))"]
             return self.pick(options).format(a=inner, b=self._expression(source_kind, scope, depth))
         if kind == "V":
             inner = self._expression("M", scope, depth)
@@ -484,7 +450,7 @@ class ProgramGenerator:
         if kind == "W":
             inner = self._expression("M", scope, depth)
             if self.chance(40):
-                return f"({inner}) @ ({self._expression('V', scope, depth)})"
+                return f"(({inner}) @ ({self._expression('V', scope, depth)}))"
             return self.pick(["np.sum({a}, axis=1)", "np.mean({a}, axis=1)"]).format(a=inner)
         return f"np.outer({self._expression('W', scope, depth)}, {self._expression('V', scope, depth)})"
 

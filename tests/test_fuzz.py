@@ -4,31 +4,52 @@ Contract checked here:
 - For every program ``tests/fuzz_programs.py`` generates (scalar and array
   arithmetic with broadcasting, NumPy and ``math`` calls, reductions,
   subscript reads and stores, ``if``/``for``/``while``, ``break``/``continue``,
-  early ``return``, calls to generated helper functions), reverse mode
-  (``srcad.grad``, ``srcad.vjp``) and forward mode (``srcad.jvp``) return f's
-  value, agree with central finite differences in float64, and agree with
-  each other: ``<u, J v> = <J^T u, v>``.
-- programs also change arrays in place through views, containers, ``out=``
-  and mutating calls; srcad must differentiate those exactly or refuse them
-  with ``AliasingError`` (counted apart, as ``refused``), never give a wrong
-  number;
+  early ``return``, calls to generated helper functions and to pure
+  functions of another module), reverse mode (``srcad.grad``, ``srcad.vjp``)
+  and forward mode (``srcad.jvp``) return f's value, agree with central
+  finite differences in float64, and agree with each other:
+  ``<u, J v> = <J^T u, v>``.
+- programs also change arrays in place through views, containers, ``out=``,
+  mutating calls and functions of another module that change their argument
+  (``tests/fuzz_helpers.py``); srcad must differentiate those exactly or
+  refuse them with ``AliasingError`` (counted apart, as ``refused``), never
+  give a wrong number;
+- programs store through index arrays holding repeats, use integer casts as
+  numbers and indices (derivative 0), and reach removable singular points
+  (``x ** 0``, ``0.0 ** y``, ``std`` along one element, ``sinc(0)``,
+  ``xlogy(0, y)``, norms and ``hypot`` of zeros; some parameters are 0):
+  srcad's derivative is the limit there; at a kink (the differences from the
+  right and from the left disagree) only the two modes are compared, and the
+  program counts as ``skipped``, never ``ok``, as it does on a branch
+  boundary (f runs other lines near the point);
+- a complex constant meeting a differentiated value is refused with
+  ``ComplexError`` (``refused``); where it surely meets one, a derivative is
+  ``wrong`` whatever its value;
+- a program with a redefinition (a helper defined again, its ``__code__`` or
+  ``__defaults__`` replaced, a function of another module rebound) is
+  checked again after it, with the derivatives built before and with new
+  ones, against finite differences of the function as it runs now;
 - srcad may refuse a construct with a ``SrcadError``, but that stays rare
-  (the generator keeps to supported constructs); a wrong number or any other
-  exception fails the test with the program's source.
+  (the generator keeps to supported constructs, and to few of those it
+  refuses by design); a wrong number or any other exception fails the test
+  with the program's source.
 - The batch is deterministic (``derandomize=True``, no example database).
 - ``REGRESSIONS`` holds minimised programs that once failed; each is checked
   at several points.
 """
 import collections
+import random
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from fuzz_check import check_program, describe
-from fuzz_programs import Program, programs
+from fuzz_check import check_program, describe, refusal_by_design
+from fuzz_constructs import redefinition_form
+from fuzz_programs import Program, ProgramGenerator, RandomChooser, programs
 from gradcheck import no_disk_cache  # noqa: F401 (autouse)
 
-BATCH = 300
+BATCH = 270
 ACCEPTED = ("ok", "skipped", "unsupported", "refused")
 
 
@@ -43,22 +64,86 @@ def test_random_programs_differentiate_correctly():
         program, seed = program_and_seed
         outcome = check_program(program, seed)
         tally[outcome.status] += 1
+        if refusal_by_design(outcome):
+            tally["refused by design"] += 1
         assert outcome.status in ACCEPTED, describe(program, outcome, seed)
 
     check_one()
-    total = sum(tally.values())
+    total = sum(tally[status] for status in ACCEPTED)
     assert total >= BATCH, tally
     # the check is not vacuous: most programs are differentiated and compared
     assert tally["ok"] >= 0.85 * total, tally
     assert tally["unsupported"] <= 0.03 * total, tally
-    # changes through shared memory are mostly followed; the older text-order aliasing check still refuses
-    # some that the liveness-based views pass could follow (7.7% of this batch, 3.7-5.7% of long runs)
-    assert tally["refused"] <= 0.10 * total, tally
+    # calls into another module that change their argument, and complex constants, are refused by design
+    # (7.4% of this batch); other changes through shared memory are mostly followed (none refused here)
+    assert tally["refused"] - tally["refused by design"] <= 0.05 * total, tally
+    assert tally["refused"] <= 0.12 * total, tally
+
+
+def first_of_each(classify, wanted, limit=3000):
+    """(program, seed) for the first seed of ``benchmarks/fuzz_long.py``'s sequence of each class ``wanted``."""
+    found = {}
+    for seed in range(limit):
+        program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
+        label = classify(program)
+        if label in wanted and label not in found:
+            found[label] = (program, seed)
+            if len(found) == len(wanted):
+                break
+    assert set(found) == set(wanted), sorted(found)
+    return found
+
+
+REDEFINITIONS = ("cell_def", "code", "defaults", "module_attribute", "module_code", "module_defaults")
+
+
+def test_every_kind_of_redefinition_and_a_refusal_by_design():
+    """One program of each redefinition kind, and one where a complex constant meets a parameter (the
+    hypothesis batch holds few of either)."""
+    wanted = REDEFINITIONS + ("must_refuse",)
+    found = first_of_each(lambda p: "must_refuse" if p.must_refuse else
+                          redefinition_form(p.redefinition) if p.redefinition else "", wanted)
+    tally = collections.Counter()
+    for label, (program, seed) in found.items():
+        outcome = check_program(program, seed)
+        tally[outcome.status] += 1
+        assert outcome.status in ACCEPTED, describe(program, outcome, seed)
+        if label == "must_refuse":
+            assert outcome.status in ("refused", "unsupported", "skipped"), describe(program, outcome, seed)
+    assert tally["ok"] >= len(REDEFINITIONS) // 2, tally
+
+
+def checked(body, kinds="V", **extras):
+    source = "import math\nimport numpy as np\n\n\n" + body
+    parameters = tuple(body.split("def f(")[1].split(")")[0].replace(" ", "").split(","))
+    return check_program(Program(source, parameters, tuple(kinds.split(",")), **extras), seed=0)
+
+
+def test_the_checker_skips_kinks_and_boundaries_and_requires_refusals_and_fresh_derivatives():
+    """The checker itself: a kink or a branch boundary is never ``ok``, a derivative where srcad must refuse
+    is ``wrong``, and so is one that misses a redefinition (srcad does not watch NumPy's attributes; README)."""
+    norm = "def f(x):\n    return np.linalg.norm(x) + np.sin(x[0])\n"
+    assert checked(norm).status == "ok"
+    kink = checked(norm, zeros=("all",))
+    assert (kink.status, kink.detail.split(":")[0]) == ("skipped", "kink"), kink
+    boundary = checked("def f(x):\n    if x[0] > 0.0:\n        return x[1]\n    return x[1] + x[0]\n", zeros=("all",))
+    assert (boundary.status, boundary.detail.split(":")[0]) == ("skipped", "branch boundary"), boundary
+    constant = "def f(x):\n    c0 = np.exp(1j * 0.5).real\n    return np.sum(x) * c0\n"
+    assert checked(constant).status == "ok"
+    assert checked(constant, must_refuse="ComplexError").status == "wrong"
+    unwatched = "def f(x):\n    return np.sum(np.tanh(x))\n"
+    tanh = np.tanh
+    try:
+        outcome = checked(unwatched, redefinition="np.tanh = np.sin\n")
+    finally:
+        np.tanh = tanh
+    assert outcome.status == "wrong" and outcome.detail.startswith("after the redefinition"), outcome
 
 
 # --------------------------------------------------------------------------
-# programs that once failed, minimised: (name, parameter kinds, argument seeds, body of the module).
-# Kinds name the parameters' shapes (fuzz_programs.SHAPES); the seeds draw arguments that reach the bug.
+# programs that once failed, minimised: (name, parameter kinds, argument seeds, body of the module[, extras]).
+# Kinds name the parameters' shapes (fuzz_programs.SHAPES); the seeds draw arguments that reach the bug; a body
+# may start with its own imports; extras are more Program fields (zeros, redefinition, must_refuse).
 
 REGRESSIONS = [
     ("inlined_helper_zero_adjoint_gets_its_shape", "V", [62022], """\
@@ -292,12 +377,12 @@ def f(s, w, x):
 ]
 
 
-@pytest.mark.parametrize("kinds,seeds,body", [entry[1:] for entry in REGRESSIONS],
+@pytest.mark.parametrize("kinds,seeds,body,extras", [(entry + ({},))[1:5] for entry in REGRESSIONS],
                          ids=[entry[0] for entry in REGRESSIONS])
-def test_regression(kinds, seeds, body):
-    source = "import math\nimport numpy as np\n\n\n" + body
+def test_regression(kinds, seeds, body, extras):
+    source = "import math\nimport numpy as np\n" + ("" if body.startswith(("import", "from")) else "\n\n") + body
     parameters = tuple(body.split("def f(")[1].split(")")[0].replace(" ", "").split(","))
-    program = Program(source, parameters, tuple(kinds.split(",")))
+    program = Program(source, parameters, tuple(kinds.split(",")), **extras)
     for seed in seeds:
         outcome = check_program(program, seed)
         assert outcome.status == "ok", describe(program, outcome, seed)
