@@ -1,7 +1,8 @@
 """Transformation: inline functions defined inside the differentiated function.
 
 Contract: a ``def g(...)`` statement, or ``g = lambda ...:``, inside f's body
-is removed, and each later call ``g(a, b)`` is replaced by g's body with its
+is removed, and each later call ``g(a, b)`` (and each lambda called in place,
+``(lambda v: v * v)(x)``) is replaced by g's body with its
 parameters bound to the arguments, its own local names made fresh, and its
 result in a new variable.  g may read f's variables (a closure), which then
 carry derivatives exactly as if the code had been written inline.  Calls may
@@ -45,6 +46,7 @@ class Inline(Transformation):
     def _block(self, block) -> List:
         result = []
         for stmt in block:
+            self._name_lambdas_called_in_place(stmt)
             definition = self._definition(stmt)
             if definition is not None:
                 self.local_functions[definition.name] = definition
@@ -87,6 +89,20 @@ class Inline(Transformation):
             syntax.annotate(definition, "origin", id(stmt))   # the key of its names in names_by_definition
             return definition
         return None
+
+    def _name_lambdas_called_in_place(self, stmt) -> None:
+        """``(lambda v: e)(x)`` calls a local function like any other: give the lambda a name."""
+        own = [getattr(stmt, field) for field in ("test", "iter") if hasattr(stmt, field)] \
+            if isinstance(stmt, (gast.If, gast.For, gast.While)) else [stmt]
+        for expression in own:
+            for node in gast.walk(expression):
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Lambda):
+                    lam, name = node.func, self.unit.namer.fresh("anonymous")
+                    body = [syntax.set_location(gast.Return(value=lam.body), stmt.lineno)]
+                    self.local_functions[name] = gast.FunctionDef(
+                        name=name, args=lam.args, body=body, decorator_list=[], returns=None, type_comment=None,
+                        type_params=[])
+                    node.func = gast.copy_location(syntax.name(name), lam)
 
     def _refuse_in(self, node, stmt):
         for sub in gast.walk(node):

@@ -10,10 +10,11 @@ Contract: after this pass every block (the body, and the bodies of ``if``,
   ``while <condition>`` (its test stays whole: it is evaluated every
   iteration) and ``break``;
 - ``return atom`` or ``return a, b, ...``;
-- expression statements with effects only on the outside world (``print``)
-  and ``assert``.
-Operands ("atoms") are names, constants, references to module attributes
-(``np.pi``) and metadata expressions (``x.shape[0] - 1``).  Each hoisted
+- expression statements with effects only on the outside world (``print``),
+  ``assert`` and ``raise`` (kept whole: their messages are evaluated only when
+  they fail); ``del name`` is dropped.
+Operands ("atoms") are names, constants, f-strings, references to module
+attributes (``np.pi``) and metadata expressions (``x.shape[0] - 1``).  Each hoisted
 operation gets a temporary named after the expression (``sin_x`` for
 ``np.sin(x)``); an expression returned directly is named ``out``.  Tuple
 targets are split into one assignment per name; ``x += e`` becomes
@@ -30,6 +31,7 @@ Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * 
 """
 from __future__ import annotations
 
+import builtins
 from typing import List
 
 import gast
@@ -82,6 +84,8 @@ def is_static(node) -> bool:
         return not callable(annotation(node, "ref"))
     if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant):
         return True
+    if isinstance(node, gast.JoinedStr):
+        return True   # an f-string: a str, evaluated where it stands
     return is_metadata(node)
 
 
@@ -123,6 +127,7 @@ class Normalize(Transformation):
 
     def transform(self, unit):
         self.unit = unit
+        self.read = syntax.loaded_names(unit.tree)
         self.appended = list_names([s for s in syntax.iter_statements(unit.tree.body) if not (
             isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and s.value.elts)])
         unit.tree.body = self._block(unit.tree.body)
@@ -179,8 +184,11 @@ class Normalize(Transformation):
             return [gast.Expr(value=self._operation(stmt.value))]
         if isinstance(stmt, gast.Pass):
             return []
-        if isinstance(stmt, gast.Assert):
-            return [stmt]
+        if isinstance(stmt, (gast.Assert, gast.Raise)):
+            syntax.annotate(stmt, "primal", True)   # the user's own: never rewritten
+            return [stmt]   # kept whole: a message is evaluated only when it is raised
+        if isinstance(stmt, gast.Delete):
+            return []   # the derivative may read the value later (syntax_check: f itself does not)
         raise self.unit.error(stmt, UnsupportedSyntaxError, f"`{type(stmt).__name__}` statement",
                               "rewrite it with assignments and NumPy calls")
 
@@ -247,7 +255,10 @@ class Normalize(Transformation):
 
     # expressions ----------------------------------------------------------
     def _hoist(self, operation, preferred=None) -> gast.Name:
-        temp = self.unit.namer.fresh(preferred or describe(operation))
+        preferred = preferred or describe(operation)
+        if hasattr(builtins, preferred) and preferred in self.read:   # `min = min(...)` would make min local
+            preferred += "_value"
+        temp = self.unit.namer.fresh(preferred)
         self.pending.append(syntax.assign(temp, operation))
         return syntax.name(temp)
 
@@ -293,6 +304,9 @@ class Normalize(Transformation):
             return gast.Attribute(value=self._atom(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Call):
             return self._call(node)
+        if isinstance(node, gast.Lambda):
+            raise self.unit.error(node, UnsupportedSyntaxError, "a lambda used other than by calling it",
+                                  "call it in place, or bind it to a name (`g = lambda v: ...`) and call g")
         raise self.unit.error(node, UnsupportedSyntaxError, f"the expression `{type(node).__name__}`",
                               "rewrite it with arithmetic and NumPy calls")
 

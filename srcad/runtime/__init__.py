@@ -13,6 +13,7 @@ Contract:
   - ``decompositions``: Cholesky, eigh and SVD;
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
+  - ``iteration``: the permutation of ``sorted``, the pairs of ``dict(pairs)``;
   - ``gradients``: ``stop_gradient``;
   - ``guards``: products and quotients in which an exact zero wins, for
     derivatives recomputed after a NaN;
@@ -56,11 +57,12 @@ from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
 from .hooks import insert_grad_of
+from .iteration import sorting_order, permuted, unpermuted, pairs_grad, pairs_tangent
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
-                 extremum_grad, add_lists, add_structures, zeros_like, copied)
+                 extremum_grad, add_lists, add_structures, zeros_like, copied, unpermuted, pairs_grad)
 from .gradients import stop_gradient
 from .guards import strong_product, strong_quotient
 
@@ -83,5 +85,6 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "index_range", "linspace_weights", "linspace_step_weight", "sample_axis",
            "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
            "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
-           "singular_values_tangent", "insert_grad_of", "stop_gradient",
+           "singular_values_tangent", "insert_grad_of", "sorting_order", "permuted", "unpermuted",
+           "pairs_grad", "pairs_tangent", "stop_gradient",
            "strong_product", "strong_quotient"]
