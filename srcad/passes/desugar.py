@@ -38,6 +38,7 @@ from ..analysis.blocks import RETURN_VALUE
 from . import Transformation
 from .comprehensions import lower_comprehensions
 from .loops import LOOP_ITEM, CanonicalLoops
+from .normalize import NEGATED_CHECK
 
 __all__ = ["Desugar", "LOOP_ITEM", "RETURN_VALUE"]   # LOOP_ITEM, RETURN_VALUE: read by aliasing
 
@@ -80,7 +81,7 @@ class Desugar(Transformation):
         body = self._loops(lower_comprehensions(unit, unit.tree.body))
         body = self._lower_loop_returns(body, top=True)
         body = self._restructure(body, (gast.Return,))
-        unit.tree.body = self._single_return(body)
+        unit.tree.body = _flatten_raising_arms(self._single_return(body))
         return True
 
     # for loops -------------------------------------------------------------
@@ -283,6 +284,33 @@ class Desugar(Transformation):
 def _return_value(assignment, lineno):
     syntax.annotate(assignment, RETURN_VALUE, True)
     return syntax.set_location(assignment, lineno)
+
+
+def _always_raises(block) -> bool:
+    last = block[-1] if block else None
+    return isinstance(last, gast.Raise) or (
+        isinstance(last, gast.If) and _always_raises(last.body) and _always_raises(last.orelse))
+
+
+def _flatten_raising_arms(block) -> List:
+    """``if c: raise E`` ``else: rest`` as ``if c: raise E`` then ``rest`` (``if not c:`` for a raising else):
+    the code after a check runs unconditionally, so nothing downstream is a branch."""
+    result = []
+    for stmt in block:
+        for field in ("body", "orelse"):
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                setattr(stmt, field, _flatten_raising_arms(getattr(stmt, field)))
+        if isinstance(stmt, gast.If) and stmt.orelse and _always_raises(stmt.body) != _always_raises(stmt.orelse):
+            if _always_raises(stmt.body):
+                rest, stmt.orelse = stmt.orelse, []
+            else:
+                rest, stmt.body, stmt.orelse = stmt.body, stmt.orelse, []
+                stmt.test = gast.UnaryOp(op=gast.Not(), operand=stmt.test)
+                syntax.annotate(stmt.test, NEGATED_CHECK, True)
+            result += [stmt] + rest
+            continue
+        result.append(stmt)
+    return result
 
 
 def _flag_breaks(block, flag) -> List:

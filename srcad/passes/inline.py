@@ -52,11 +52,19 @@ class Inline(Transformation):
                 self.local_functions[definition.name] = definition
                 self.changed = True
                 continue
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Try, gast.With)) and hasattr(stmt, field):
                     setattr(stmt, field, self._block(getattr(stmt, field)))
-            if not self.local_functions:
+            for handler in stmt.handlers if isinstance(stmt, gast.Try) else []:
+                handler.body = self._block(handler.body)
+            if not self.local_functions or isinstance(stmt, gast.Try):
                 result.append(stmt)
+                continue
+            if isinstance(stmt, gast.With):   # the managers are made before the block starts
+                before = []
+                for item in stmt.items:
+                    item.context_expr = _CallExpander(self, before, stmt).visit(item.context_expr)
+                result += [syntax.set_location(new, stmt.lineno) for new in before] + [stmt]
                 continue
             before: List = []
             if _is_direct_call(stmt, self.local_functions):   # y = g(a): g's return assigns y itself

@@ -128,16 +128,18 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_SetComp(self, node):
         self.generic_visit(node)
-        return self._call(builtins.set, [gast.ListComp(elt=node.elt, generators=node.generators)])
+        listed = gast.copy_location(gast.ListComp(elt=node.elt, generators=node.generators), node)
+        return gast.copy_location(self._call(builtins.set, [listed]), node)
 
     def visit_Set(self, node):
         self.generic_visit(node)
-        return self._call(builtins.set, [gast.List(elts=node.elts, ctx=gast.Load())])
+        return gast.copy_location(self._call(builtins.set, [gast.List(elts=node.elts, ctx=gast.Load())]), node)
 
     def visit_DictComp(self, node):
         self.generic_visit(node)
         pair = gast.Tuple(elts=[node.key, node.value], ctx=gast.Load())
-        return self._call(builtins.dict, [gast.ListComp(elt=pair, generators=node.generators)])
+        listed = gast.copy_location(gast.ListComp(elt=pair, generators=node.generators), node)
+        return gast.copy_location(self._call(builtins.dict, [listed]), node)
 
     # rewriting ---------------------------------------------------------------------
     def _check_keywords(self, node, function):

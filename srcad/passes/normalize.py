@@ -40,6 +40,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..frontend.naming import describe
 from ..operators import METADATA_ATTRIBUTES, METHODS
+from ..runtime import regions
 from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
@@ -48,6 +49,7 @@ from ..analysis.blocks import list_names
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
+NEGATED_CHECK = "negated_check"   # annotation of the `not c` desugar writes for `if c: ... else: raise`
 _INDEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
 
 
@@ -164,7 +166,10 @@ class Normalize(Transformation):
                 # the arms rebind the flag (`if returned: ... else: returned = True`): the backward sweep
                 # must branch on the value tested, so test a copy
                 test = self._hoist(syntax.name(test.id), "cond")
-            return [gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))]
+            lowered = gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))
+            if syntax.ANNOTATION in stmt.__dict__:   # (a group of ``exceptions``, for ``attempts``)
+                lowered.__dict__[syntax.ANNOTATION] = dict(stmt.__dict__[syntax.ANNOTATION])
+            return [lowered]
         if isinstance(stmt, gast.For):
             loop_range = gast.Call(func=stmt.iter.func, args=[self._atom(a) for a in stmt.iter.args],
                                    keywords=[])
@@ -314,7 +319,10 @@ class Normalize(Transformation):
         """A name holding the branch decision ``test``."""
         if isinstance(test, gast.Name):
             return test
-        return self._hoist(self._operation(test), describe(test) if describe(test) != "t" else "cond")
+        preferred = describe(test) if describe(test) != "t" else "cond"
+        if annotation(test, NEGATED_CHECK):   # `if not (s > 0): raise`: named after the condition it negates
+            preferred = f"not_{describe(test.operand)}" if describe(test.operand) != "t" else "not_cond"
+        return self._hoist(self._operation(test), preferred)
 
     def _if_expression(self, node):
         """``a if c else b`` as an ``if`` statement assigning one temporary."""
@@ -340,6 +348,8 @@ class Normalize(Transformation):
         return self._hoist(self._operation(node), "index")
 
     def _call(self, node):
+        if annotation(node.func, "ref", None) is regions.entered:
+            return node   # `with <manager>:` keeps its manager expression as written (``contexts``)
         if annotation(node.func, "ref", None) is np.einsum:
             rewritten = einsum_call(self.unit, node)
             if rewritten is not node:

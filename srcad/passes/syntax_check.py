@@ -62,13 +62,12 @@ class SyntaxCheck(Analysis):
             raise unit.error(unit.tree, UnsupportedSyntaxError,
                              f"`*{(args.vararg or args.kwarg).id}` parameters are not supported",
                              "name each parameter explicitly")
+        _check_deletes(unit)
         unpacked = set()   # `*rows` in zip(*rows): the loop lowering reads rows' length
         for stmt in unit.tree.body:
             for node in _walk_outside_local_defs(stmt):
                 if is_hook_block(node):   # its body is user code for the backward pass, not differentiated
                     continue
-                if isinstance(node, gast.Delete):
-                    _check_delete(unit, node)
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "zip":
                     unpacked.update(id(arg) for arg in node.args if isinstance(arg, gast.Starred))
                 hint = _STATEMENT_HINTS.get(type(node)) or _EXPRESSION_HINTS.get(type(node))
@@ -78,12 +77,41 @@ class SyntaxCheck(Analysis):
         return True
 
 
-def _check_delete(unit, stmt) -> None:
-    """``del name`` only: deleting an element or attribute changes a container in place."""
-    for target in stmt.targets:
-        if not isinstance(target, gast.Name):
-            raise unit.error(target, UnsupportedSyntaxError, "`del` of an element or attribute is not supported",
-                             "build a new container without the item (`ys = ys[:i] + ys[i + 1:]`)")
+def _check_deletes(unit) -> None:
+    """``del name`` only (deleting an element or attribute changes a container in place), and never followed
+    by a read of the name before it is bound again: srcad drops the ``del``, so such a read would not fail."""
+    for stmt, loops in _with_loops(unit.tree.body, ()):
+        if not isinstance(stmt, gast.Delete):
+            continue
+        for target in stmt.targets:
+            if not isinstance(target, gast.Name):
+                raise unit.error(stmt, UnsupportedSyntaxError, "`del` of an element or attribute is not supported",
+                                 "build a new container without the item (`ys = ys[:i] + ys[i + 1:]`)")
+            scopes = [unit.tree.body] + [loop.body for loop in loops]
+            for scope, after in zip(scopes, [target] + [None] * len(loops)):
+                first = _first_use(scope, target.id, after)
+                if first is not None and isinstance(first.ctx, gast.Load):
+                    raise unit.error(first, UnsupportedSyntaxError, f"reading `{target.id}` after `del {target.id}`",
+                                     f"bind `{target.id}` again before reading it, or drop the `del`")
+
+
+def _with_loops(block, loops):
+    """Every statement below ``block`` with the loops around it (innermost last)."""
+    for stmt in block:
+        yield stmt, loops
+        inner = loops + (stmt,) if isinstance(stmt, (gast.For, gast.While)) else loops
+        for field in ("body", "orelse", "finalbody"):
+            yield from _with_loops(getattr(stmt, field, None) or [], inner)
+        for handler in getattr(stmt, "handlers", []):
+            yield from _with_loops(handler.body, inner)
+
+
+def _first_use(block, name, after):
+    """The first ``Name`` node of ``name`` in ``block``'s source order (after the node ``after``, if given)."""
+    start = (after.lineno, after.col_offset + 1) if after is not None else (0, -1)
+    uses = [node for stmt in block for node in gast.walk(stmt) if isinstance(node, gast.Name) and node.id == name
+            and (node.lineno, node.col_offset) >= start]
+    return min(uses, key=lambda node: (node.lineno, node.col_offset), default=None)
 
 
 def _walk_outside_local_defs(stmt):
