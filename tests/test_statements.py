@@ -205,6 +205,93 @@ def t_with_inside(x):
     return np.sum(L)
 
 
+def t_zero_division(x, k):
+    a = float(x[0])
+    try:
+        if k == 0:
+            y = a / 0.0
+        elif k == 1:
+            y = a % 0.0
+        elif k == 2:
+            y = 0.0 ** -1.0 + a
+        else:
+            y = a // 0.0
+    except ZeroDivisionError:
+        y = a * 7.0
+    return y * x[1]
+
+
+def t_lookup(x, k):
+    items = [x[0], x[1]]
+    table = {"a": x[2]}
+    try:
+        if k == 0:
+            y = items[5]
+        else:
+            y = table["b"]
+    except LookupError:
+        y = x[0] * 3.0
+    return y * x[1]
+
+
+def t_value_error(x, k):
+    try:
+        if k == 0:
+            y = x + np.ones(2)           # shapes
+        elif k == 1:
+            y = np.reshape(x, (2, 2))    # a NumPy function
+        else:
+            y = x * math.sqrt(-1.0 * k)  # math
+    except ValueError:
+        y = x * 4.0
+    return np.sum(y * x)
+
+
+def t_overflow(x, k):
+    a = float(x[0])
+    try:
+        if k == 0:
+            y = math.exp(a * 1000.0)
+        else:
+            y = (a * 1000.0) ** 400
+    except ArithmeticError:
+        y = a * 9.0
+    return y * x[1]
+
+
+def inverse_of(a):
+    return np.linalg.inv(a)
+
+
+def t_linalg_in_helper(x):
+    A = np.outer(x, np.array([1.0, 0.0, 0.0]))   # two zero columns: singular
+    try:
+        s = np.sum(inverse_of(A))
+    except np.linalg.LinAlgError:
+        s = np.sum(A * A)
+    return s
+
+
+def t_update_in_loop(x, W):
+    y = x
+    for k in range(2):
+        try:
+            y = W @ y   # ValueError when W does not fit: every iteration takes the handler
+        except ValueError:
+            y = y * 2.0 + np.sin(y)
+    return np.sum(y * y)
+
+
+def t_exception_leaves_a_loop(x):
+    s = 0.0
+    try:
+        for v in x:
+            s = s + math.sqrt(v) * v   # ValueError at the first negative item: the loop stops there
+    except ValueError:
+        s = s * 2.0 + x[0]
+    return s
+
+
 def t_finally_only(x):
     try:
         y = np.sin(x)
@@ -253,10 +340,28 @@ def w_in_loop_with_return(x):
         return s * 2.0
 
 
-def w_suppress(x, k):
-    with contextlib.suppress(ZeroDivisionError):
+class Quiet:
+    """A user's manager that swallows every exception."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return True
+
+
+def w_swallowing(x, k):
+    y = x
+    with Quiet():
         y = x * (1.0 / k)
     return np.sum(y)
+
+
+def w_suppress(x, k):
+    y = x * 3.0
+    with contextlib.suppress(ZeroDivisionError):
+        y = x * (1.0 / k)
+    return np.sum(y * x)
 
 
 # ==========================================================================
@@ -436,10 +541,21 @@ CASES = [
     case(t_catch_all, -0.7, label="handled"),
     case(t_with_inside, V3),
     case(t_finally_only, V3),
+    *[case(t_zero_division, V3, k, label=str(k)) for k in range(4)],
+    *[case(t_lookup, V3, k, label=str(k)) for k in range(2)],
+    *[case(t_value_error, V3, k, label=str(k)) for k in range(3)],
+    *[case(t_overflow, V3, k, label=str(k)) for k in range(2)],
+    case(t_linalg_in_helper, V3),
+    case(t_update_in_loop, V3, SPD * 0.5, label="tried"),
+    case(t_update_in_loop, V3, SPD[:2, :2], label="handled"),
+    case(t_exception_leaves_a_loop, np.array([0.3, 0.5, 0.7]), label="tried"),
+    case(t_exception_leaves_a_loop, np.array([0.3, 0.5, -0.2, 0.7]), label="handled"),
     case(w_errstate, V3),
     case(w_warnings_and_timer, V3),
     case(w_in_loop_with_return, V3),
-    case(w_suppress, V3, 2.0),
+    case(w_suppress, V3, 2.0, label="ran"),
+    case(w_suppress, V3, 0.0, label="suppressed"),
+    case(w_swallowing, V3, 2.0),
     case(s_for_else, V3, label="else"),
     case(s_for_else, np.array([0.3, 1.5, 0.2]), label="break"),
     case(s_while_else, V3, 10.0, label="else"),
@@ -555,7 +671,7 @@ def test_with_blocks_stay_around_fs_statements(mode):
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
 def test_a_manager_that_swallows_an_exception_is_an_error(mode):
-    derivative = srcad.autodiff(w_suppress, 0, mode=mode)
+    derivative = srcad.autodiff(w_swallowing, 0, mode=mode)
     extra = [1.0] if mode == "reverse" else [np.ones(3)]
     with pytest.raises(srcad.SrcadError, match="swallowed ZeroDivisionError"):
         derivative(V3.copy(), 0.0, *extra)

@@ -36,7 +36,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..runtime import regions
-from .exceptions import GROUP
+from .exceptions import DECISION, GROUP
 from .numpy_forms import callee
 from . import Transformation
 
@@ -81,6 +81,12 @@ class Attempts(Transformation):
                 initial = next((k for k in (-1, -2) if len(result) >= -k and _sets_true(result[k], info.flag)), None)
                 if initial is not None:
                     del result[initial]   # no longer read: every path through the chain sets the flag
+                decision = block[index] if index < len(block) else None
+                if annotation(decision, DECISION) is info and _last_attempt(chain, info):
+                    # one branch on the last attempt's outcome: what runs after it or instead of it, as its arms
+                    chain[-1].body += self._block(decision.body)
+                    chain[-1].orelse = self._block(decision.orelse)
+                    index += 1
             result += chain
         return result
 
@@ -156,6 +162,12 @@ class Attempts(Transformation):
         return region[:inner_start] + chained + region[-1:], final
 
 
+def _last_attempt(chain, info) -> bool:
+    """Whether ``chain`` ends with an attempt that no earlier one guards: its marker, then its branch."""
+    return (len(chain) >= 2 and annotation(chain[-2], ATTEMPT) is info and isinstance(chain[-1], gast.If)
+            and isinstance(chain[-1].test, gast.Name) and chain[-1].test.id == info.flag and not chain[-1].orelse)
+
+
 def _sets_true(stmt, flag) -> bool:
     return (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == flag
             and isinstance(stmt.value, gast.Constant) and stmt.value.value is True)
@@ -172,32 +184,60 @@ def _cannot_raise(stmt) -> bool:
     return all(isinstance(atom, (gast.Name, gast.Constant)) for atom in atoms)
 
 
+# what an operation may raise, besides srcad's knowledge of LinAlgError and ZeroDivisionError (below)
+_ARITHMETIC = (ValueError, TypeError, ArithmeticError, MemoryError)   # shapes, types, floating point errors
+_LOOKUP = (LookupError, TypeError)                                    # x[i], d[key]
+
+
 def _may_raise(value, types) -> bool:
-    """Whether evaluating ``value`` may raise one of ``types`` (None: any exception).  Only a call of
-    ``np.linalg`` or of anything outside NumPy raises ``LinAlgError``; only such a call or ``/``, ``//``,
-    ``%``, ``**`` raise ``ZeroDivisionError``; for any other type every operation may."""
+    """Whether evaluating ``value`` may raise one of ``types`` (None: any exception).
+
+    Only a call of ``np.linalg`` or of anything outside NumPy raises ``LinAlgError``; only such a call or
+    ``/``, ``//``, ``%``, ``**`` raise ``ZeroDivisionError``; a subscript raises only lookup and type errors,
+    an operator or a NumPy function only value, type, arithmetic and memory errors (NumPy's also index
+    errors); any other call anything."""
     if types is None:
         return True
     for exception in (annotation(t, "ref") for t in types):
-        if issubclass(exception, np.linalg.LinAlgError):
-            operators = ()
-        elif issubclass(exception, ZeroDivisionError):
-            operators = (gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)
-        else:
-            return True
         for node in gast.walk(value):
-            if isinstance(node, gast.BinOp) and isinstance(node.op, operators) or \
-                    isinstance(node, gast.Call) and _foreign(annotation(node.func, "ref")):
+            if isinstance(node, gast.Call):
+                function = annotation(node.func, "ref")
+                if _foreign(function) or issubclass(exception, np.linalg.LinAlgError):
+                    if _foreign(function) or "linalg" in _module(function):
+                        return True
+                    continue
+                raised = _ARITHMETIC + (IndexError,)
+            elif isinstance(node, gast.BinOp):
+                if issubclass(exception, np.linalg.LinAlgError):
+                    continue
+                if isinstance(node.op, (gast.Div, gast.FloorDiv, gast.Mod, gast.Pow)):
+                    raised = _ARITHMETIC + (ZeroDivisionError,)
+                else:
+                    raised = tuple(r for r in _ARITHMETIC if r is not ArithmeticError) + (
+                        FloatingPointError, OverflowError)
+            elif isinstance(node, gast.UnaryOp):
+                raised = (TypeError, FloatingPointError)
+            elif isinstance(node, gast.Subscript):
+                raised = _LOOKUP
+            else:
+                continue
+            if issubclass(exception, np.linalg.LinAlgError):
+                continue
+            if any(issubclass(r, exception) or issubclass(exception, r) and not
+                   issubclass(exception, (np.linalg.LinAlgError, ZeroDivisionError)) for r in raised):
                 return True
     return False
 
 
+def _module(function) -> str:
+    return getattr(function, "__module__", None) or getattr(type(function), "__module__", "") or ""
+
+
 def _foreign(function) -> bool:
-    """Whether ``function`` may be anything but a NumPy function outside ``np.linalg``."""
+    """Whether ``function`` may be anything but a NumPy function (outside ``np.linalg`` or not)."""
     if isinstance(function, np.ufunc):
         return False
-    module = getattr(function, "__module__", None) or getattr(type(function), "__module__", "") or ""
-    return function is None or module.split(".")[0] != "numpy" or "linalg" in module
+    return function is None or _module(function).split(".")[0] != "numpy"
 
 
 def _written(stmt) -> List:

@@ -11,7 +11,8 @@ its tangents in forward mode) back inside ``with A as a:``.  There it also
 refuses a manager whose expression reads a value being differentiated, and
 wraps one it does not know in ``unsuppressed(...)``, which raises if the
 manager swallows an exception.  A body ending in ``return e`` keeps its value
-in a new name and returns after the region.  Raises
+in a new name and returns after the region.  ``with
+contextlib.suppress(E): body`` is the ``try: body except E: pass`` it means.  Raises
 ``UnsupportedSyntaxError`` for an ``as`` target that is not a name and for
 ``return``, ``break`` or ``continue`` elsewhere in the body.
 
@@ -20,12 +21,14 @@ Example: ``with np.errstate(divide="ignore"): y = np.log(x)`` becomes
 """
 from __future__ import annotations
 
+import contextlib
 from typing import List
 
 import gast
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
+from ..frontend.syntax import annotation
 from ..runtime import regions
 from .numpy_forms import callee
 from . import Transformation
@@ -55,6 +58,13 @@ class Contexts(Transformation):
 
     def _region(self, stmt) -> List:
         body = self._block(stmt.body)
+        manager = stmt.items[0].context_expr
+        if len(stmt.items) == 1 and isinstance(manager, gast.Call) and \
+                annotation(manager.func, "ref") is contextlib.suppress and stmt.items[0].optional_vars is None:
+            # `with suppress(E): body` is `try: body except E: pass` (for ``exceptions``)
+            caught = manager.args[0] if len(manager.args) == 1 else gast.Tuple(elts=manager.args, ctx=gast.Load())
+            handler = gast.copy_location(gast.ExceptHandler(type=caught, name=None, body=[gast.Pass()]), stmt)
+            return [gast.copy_location(gast.Try(body=body, handlers=[handler], orelse=[], finalbody=[]), stmt)]
         after = []
         if body and isinstance(body[-1], gast.Return):   # the value is computed inside, returned after
             value = self.unit.namer.fresh("result")

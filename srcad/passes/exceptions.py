@@ -44,6 +44,7 @@ from .numpy_forms import callee
 from . import Transformation
 
 GROUP = "attempt_group"   # annotation of ``if ok: s`` made from a statement of a ``try`` body: a ``Caught``
+DECISION = "attempt_decision"   # annotation of ``if ok: <else clause> else: <handlers>``: the same ``Caught``
 _EXITS = (gast.Return, gast.Break, gast.Continue)
 
 
@@ -107,6 +108,7 @@ class Exceptions(Transformation):
             result.append(syntax.set_location(group, inner.lineno))
         dispatch = self._dispatch(handlers, caught)
         decision = gast.If(test=syntax.name(flag), body=tail + orelse, orelse=dispatch)
+        syntax.annotate(decision, DECISION, info)
         result.append(syntax.set_location(decision, stmt.handlers[0].lineno if stmt.handlers else stmt.lineno))
         for new in result:
             syntax.set_location(new, stmt.lineno)

@@ -37,6 +37,18 @@ from .frame import PAIR
 from .numpy_forms import callee
 from . import Transformation
 
+def _flags(tree, found):
+    """The attempts' flags ``found`` and the names copied from them (``ok = ok_4``: a loop's or a branch's outcome)."""
+    copies = [(node.targets[0].id, node.value.id) for node in gast.walk(tree) if isinstance(node, gast.Assign)
+              and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Name)]
+    grown = True
+    while grown:
+        before = len(found)
+        found |= {target for target, source in copies if source in found}
+        grown = len(found) > before
+    return found
+
+
 def _text(comment) -> str:
     return comment.value.args[0].value
 
@@ -68,8 +80,9 @@ class Regions(Transformation):
         if not self.names:
             return False
         self.tape = (unit.facts.get("reverse") or {}).get("tape")
-        self.flags = {node.targets[0].id for node in gast.walk(unit.tree) if isinstance(node, gast.Assign)
-                      and self._marker(node.value) is regions.attempted}
+        self.flags = _flags(unit.tree, {node.targets[0].id for node in gast.walk(unit.tree)
+                                        if isinstance(node, gast.Assign) and self._marker(node.value)
+                                        is regions.attempted})
         unit.tree.body = self._block(unit.tree.body)
         for name in self.names:   # the markers are gone: their names need no binding
             objects.pop(name, None)
@@ -157,8 +170,9 @@ class Regions(Transformation):
         tail = branch.orelse
         done = [syntax.assign(flag, syntax.constant(True))] + ([] if tail else rest)
         code = setup + [gast.Try(body=guarded or [gast.Pass()], handlers=[handler], orelse=done, finalbody=[])]
-        if tail:   # the other arm does something (a tangent made zero): keep the branch on the outcome
-            code.append(gast.If(test=syntax.name(flag), body=rest or [gast.Pass()], orelse=self._block(tail)))
+        if tail:   # the other arm does something (the handlers, a tangent made zero): a branch on the outcome
+            outcome = gast.If(test=syntax.name(flag), body=rest or [gast.Pass()], orelse=self._block(tail))
+            code.append(outcome if rest else _negated(outcome))
         return [syntax.set_location(node, marker.lineno) for node in code]
 
     # with -----------------------------------------------------------------------------
