@@ -405,6 +405,13 @@ def s_walrus(x):
     return acc + ys[0] * total
 
 
+def s_walrus_statement(x):
+    (total := np.sum(x * x))
+    copy = {k: d for k, d in zip(["a", "b"], [x, total])}
+    again = {k: copy[k] for k in copy}
+    return again["b"] * np.sum(again["a"])
+
+
 def s_fstrings(x):
     label = f"n={len(x)}"
     y = np.tanh(x)
@@ -561,6 +568,7 @@ CASES = [
     case(s_while_else, V3, 10.0, label="else"),
     case(s_while_else, V3, 0.05, label="break"),
     case(s_walrus, V3),
+    case(s_walrus_statement, V3),
     case(s_fstrings, V3),
     case(s_del, V3),
     case(s_floor_division, np.array([0.3, -0.45, 0.7, 1.1])),
@@ -765,6 +773,10 @@ def u_read_after_del(x):
     return y  # read after del
 
 
+def u_dict_of_a_name(x, d):
+    return dict(d)["a"] * x
+
+
 def u_exception_from_a_variable(x):
     errors = (ValueError, TypeError)
     try:
@@ -783,6 +795,7 @@ UNSUPPORTED = [
     (u_sorted_key, "sorted(x", "key="),
     (u_read_after_del, "y  # read", "del"),
     (u_exception_from_a_variable, "errors:", "exception type"),
+    (u_dict_of_a_name, "dict(d)", "dict"),
     (w_manager_of_differentiated_value, "Scaled(x):", "differentiated"),
 ]
 

@@ -133,7 +133,8 @@ def lower_assignment_expressions(unit, block) -> List:
             continue
         before = []
         stmt = _own_expressions(stmt, _WalrusLowering(unit, before, stmt), before, lambda test: None)
-        result += before + [stmt]
+        bare = isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name)   # `(y := e)` alone
+        result += before + ([] if bare else [stmt])
     return result
 
 

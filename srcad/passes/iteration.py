@@ -28,7 +28,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
 Raises ``UnsupportedSyntaxError`` for a generator, ``zip``, ``map``,
 ``filter``, ``enumerate`` or ``reversed`` object that is not consumed where it
 is made (kept in a variable, passed to another function), for ``key=`` of
-``sorted``, ``min`` and ``max``, and for ``dict`` or ``set`` calls mixing forms.
+``sorted``, ``min`` and ``max``, for ``dict`` of both pairs and keywords, and for
+``dict(d)`` of a name (a dict or pairs: write the comprehension meant).
 
 Example: ``sum(x[i] * w[i] for i in range(n))`` becomes ``sum([x[i] * w[i]
 for i in range(n)])``; ``tuple(map(np.sin, xs))`` becomes ``tuple([np.sin(v)
@@ -166,6 +167,11 @@ class _Rewriter(gast.NodeTransformer):
         if not node.args or (function in (builtins.min, builtins.max) and len(node.args) > 1):
             return node
         first = node.args[0]
+        if function is builtins.dict and not (isinstance(first, (gast.ListComp, gast.List, gast.GeneratorExp))
+                                              or _ref(first) in _LAZY):
+            raise self.unit.error(node, UnsupportedSyntaxError, "dict(...) of a value srcad cannot tell is pairs",
+                                  "write a comprehension: `{k: v for k, v in pairs}`, or `{k: d[k] for k in d}` "
+                                  "to copy a dict d")
         if function is builtins.list:
             return self._as_list(first, lazy_ok=False, copy=True)
         if function is builtins.tuple and isinstance(first, (gast.List, gast.Tuple)):

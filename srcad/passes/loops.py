@@ -31,6 +31,8 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
+from ..runtime.iteration import keys_of
+from .numpy_forms import callee
 
 LOOP_ITEM = "loop_item"   # annotation of ``x = xs[x_index]`` made from ``for x in xs``
 _COMBINATORS = (builtins.enumerate, builtins.zip, builtins.reversed, builtins.map)
@@ -179,7 +181,9 @@ class CanonicalLoops:
 
         A set or dict the function made is read by position as the list of what iterating it gives."""
         unordered = _unordered(node, self.unit.tree.body)
-        if unordered:
+        if unordered == "dict":   # its keys, which carry no derivative
+            node = syntax.call(callee(self.unit, keys_of), [node])
+        elif unordered:
             listed = syntax.call(syntax.name("list"), [node])
             syntax.annotate(listed.func, "ref", builtins.list)
             node = listed

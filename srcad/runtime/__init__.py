@@ -57,7 +57,7 @@ from .decompositions import (
     cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad, eigvalsh_tangent,
     svd_grad, svd_tangent, singular_values_grad, singular_values_tangent)
 from .hooks import insert_grad_of
-from .iteration import sorting_order, permuted, unpermuted, pairs_grad, pairs_tangent
+from .iteration import keys_of, sorting_order, permuted, unpermuted, pairs_grad, pairs_tangent
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
@@ -85,6 +85,6 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "index_range", "linspace_weights", "linspace_step_weight", "sample_axis",
            "cholesky_grad", "cholesky_tangent", "eigh_grad", "eigh_tangent", "eigvalsh_grad",
            "eigvalsh_tangent", "svd_grad", "svd_tangent", "singular_values_grad",
-           "singular_values_tangent", "insert_grad_of", "sorting_order", "permuted", "unpermuted",
+           "singular_values_tangent", "insert_grad_of", "keys_of", "sorting_order", "permuted", "unpermuted",
            "pairs_grad", "pairs_tangent", "stop_gradient",
            "strong_product", "strong_quotient"]

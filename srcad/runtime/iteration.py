@@ -1,6 +1,7 @@
 """Helpers for derivatives of Python's ``sorted`` and ``dict(pairs)``, called from generated code.
 
-Contract: ``sorting_order(items, reverse)`` is the permutation ``sorted``
+Contract: ``keys_of(d)`` lists a dict's keys (they carry no derivative);
+``sorting_order(items, reverse)`` is the permutation ``sorted``
 applies (stable, as Python sorts: ``sorted(items) == [items[k] for k in
 order]``); ``permuted(values, order)`` reorders a list of derivatives by it
 and ``unpermuted`` puts them back.  ``pairs_grad(grad, pairs)`` gives the
@@ -21,6 +22,11 @@ from __future__ import annotations
 from typing import Any, Dict, List, Sequence
 
 from .core import zeros_like
+
+
+def keys_of(mapping: Dict) -> List:
+    """The keys of ``mapping``, in the order iterating it gives them (a loop over a dict reads them by position)."""
+    return list(mapping)
 
 
 def sorting_order(items: Sequence, reverse: bool = False) -> List[int]:
