@@ -272,6 +272,38 @@ def t_linalg_in_helper(x):
     return s
 
 
+def safe_log(v):
+    try:
+        return math.log(v)
+    except ValueError:
+        return -1.0 * v
+
+
+def t_helper_returns_inside_try(x):
+    s = 0.0
+    for v in x:
+        s = s + safe_log(v) * v   # the helper is inlined: its returns stay its own
+    return s
+
+
+def t_local_helpers_with_try_and_with(x):
+    def safe(v):
+        try:
+            r = math.sqrt(v)
+            return r * v
+        except ValueError:
+            pass
+        return -v
+
+    def quiet(v):
+        with np.errstate(divide="ignore"):
+            return np.log(v)
+    s = 0.0
+    for v in x:
+        s = s + safe(v)
+    return s + np.sum(quiet(x * x))
+
+
 def t_update_in_loop(x, W):
     y = x
     for k in range(2):
@@ -553,6 +585,8 @@ CASES = [
     *[case(t_value_error, V3, k, label=str(k)) for k in range(3)],
     *[case(t_overflow, V3, k, label=str(k)) for k in range(2)],
     case(t_linalg_in_helper, V3),
+    case(t_helper_returns_inside_try, V3),
+    case(t_local_helpers_with_try_and_with, V3),
     case(t_update_in_loop, V3, SPD * 0.5, label="tried"),
     case(t_update_in_loop, V3, SPD[:2, :2], label="handled"),
     case(t_exception_leaves_a_loop, np.array([0.3, 0.5, 0.7]), label="tried"),
