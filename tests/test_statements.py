@@ -412,6 +412,31 @@ def s_for_else(x):
     return s
 
 
+def s_for_else_return(x):
+    s = 0.0
+    for v in x:
+        if v > 2.0:
+            return s * 5.0
+        if v < -0.5:
+            break
+        s = s + v * v
+    else:
+        return s * 3.0
+    return s - 1.0
+
+
+def s_nested_for_else(x, w):
+    s = 0.0
+    for a in x:
+        for b in w:
+            if a * b > 0.6:
+                break
+            s = s + a * b
+        else:
+            s = s + a
+    return s
+
+
 def s_while_else(x, limit):
     k, s = 0, 0.0
     while k < len(x):
@@ -599,6 +624,10 @@ CASES = [
     case(w_swallowing, V3, 2.0),
     case(s_for_else, V3, label="else"),
     case(s_for_else, np.array([0.3, 1.5, 0.2]), label="break"),
+    case(s_for_else_return, np.array([0.3, 0.4, 0.7]), label="else"),
+    case(s_for_else_return, np.array([0.3, 2.4, 0.7]), label="return"),
+    case(s_for_else_return, np.array([0.3, -0.6, 0.7]), label="break"),
+    case(s_nested_for_else, np.array([0.3, 0.9, 0.2]), np.array([0.5, 1.0, -0.3]), wrt=None),
     case(s_while_else, V3, 10.0, label="else"),
     case(s_while_else, V3, 0.05, label="break"),
     case(s_walrus, V3),
