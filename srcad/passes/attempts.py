@@ -3,25 +3,27 @@
 Contract: input is the normalized tree, in which ``exceptions`` left each
 statement of a ``try`` body as a group ``if ok: <its operations>``.  The
 consecutive groups of one ``try`` become one chain in which every operation
-that may raise is an attempt:
-``ok = attempted(<ok before it>)`` then ``if ok: <operation>;
-attempt_end(<what it wrote>); <the copies that follow it>``
-(``srcad.runtime.regions``), annotated with the ``Caught`` of the ``try``.
-``attempted`` says whether the operation ran to its end; the mode
-transforms take ``ok`` for a branch decision like any other (saved in
-reverse mode), so the backward sweep undoes exactly the operations that ran.
-``regions`` later wraps the operation, and only it, in the real
-``try``/``except`` (derivative code runs after it, outside: an exception in
-a derivative is never taken for one of f's).  An operation that cannot
-raise (a copy ``a = b``, a constant, a literal of names) needs no attempt; a
-branch or loop after an attempt runs only if ``ok`` (``if ok:`` around it),
-and a loop whose body attempts leaves when ``ok`` turns false.  A ``with``
-region inside a ``try`` body must have a manager known not to swallow
-exceptions (``np.errstate``, ``warnings.catch_warnings``, ...), else
-``UnsupportedSyntaxError``.
+that may raise what the handlers catch (``_may_raise``) is an attempt with a
+flag of its own: ``ok_2 = attempted()`` then ``if ok_2: <operation>;
+attempt_end(<what it wrote>); <the operations after it that need none>``
+(``srcad.runtime.regions``), the marker annotated with the ``Caught`` of the
+``try``, and the whole under ``if ok: ... else: ok_2 = False`` when an
+earlier attempt may have failed.  ``attempted`` says whether the operation
+ran to its end; the mode transforms take its flag for a branch decision like
+any other (saved in reverse mode), so the backward sweep undoes exactly the
+operations that ran.  A branch or loop holding attempts gets one flag for
+its outcome (a loop leaves when it turns false).  The last flag takes the
+``try``'s own name, which the handlers test; when the last attempt is not
+guarded, its branch takes the handlers as its ``else`` arm (one branch, no
+value saved twice).  ``regions`` later wraps the operation, and only it, in
+the real ``try``/``except`` (derivative code runs after it, outside: an
+exception in a derivative is never taken for one of f's).  A ``with``
+region inside a ``try`` body must have a manager known never to swallow an
+exception (``PLAIN_MANAGERS``), else ``UnsupportedSyntaxError``.
 
-Example: the group ``if ok: L = np.linalg.cholesky(K)`` becomes ``ok_2 =
-attempted(True)``, ``if ok_2: L = np.linalg.cholesky(K); attempt_end(L)``.
+Example: the group ``if ok: L = np.linalg.cholesky(K)`` followed by the
+handlers ``if ok: pass else: L = ...`` becomes ``ok = attempted()``, ``if ok:
+L = np.linalg.cholesky(K); attempt_end(L) else: L = ...``.
 """
 from __future__ import annotations
 
