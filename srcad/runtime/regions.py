@@ -25,9 +25,9 @@ def _marker(*args, **kwargs):
     raise SrcadError("a srcad marker reached generated code; please report this as a bug")
 
 
-def attempted(previous):
-    """``ok = attempted(previous)``: whether the statement in ``if ok:`` after it ran to its end (marker)."""
-    return _marker(previous)
+def attempted():
+    """``ok = attempted()``: whether the statement in ``if ok:`` after it ran to its end (marker)."""
+    return _marker()
 
 
 def attempt_end(value=None):
