@@ -1,9 +1,10 @@
-"""Rules for the builtins that turn one container into another: ``tuple``, ``list``, ``dict(pairs)`` and ``sorted``.
+"""Rules for the builtins that turn one container into another: ``tuple``, ``dict(pairs)`` and ``sorted``.
 
-srcad writes ``tuple(X)``, ``list(X)``, ``dict(X)`` and ``sorted(X)`` of any
-iterable ``X`` as the same call on a list (``passes/iteration.py``), so these
-rules see lists (or tuples) of values.  The derivative of a list is a list
-of the items' derivatives: ``tuple`` and ``list`` pass it through,
+srcad writes ``tuple(X)``, ``dict(X)`` and ``sorted(X)`` of any iterable ``X``
+as the same call on a list, and ``list(X)`` as a list comprehension
+(``passes/iteration.py``), so these rules see lists (or tuples) of values.
+The derivative of a list is a list of the items' derivatives: ``tuple``
+passes it through,
 ``sorted`` permutes it as it permutes the items (``sorted`` is stable, so the
 permutation is fixed wherever the items are distinct; at a tie it is the one
 Python chose), and ``dict(pairs)`` takes each key's value from its last pair.
@@ -20,19 +21,14 @@ from srcad.runtime.iteration import keys_of, pairs_grad, pairs_tangent, permuted
 from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
 
 
-@adjoint(builtins.tuple, builtins.list)
-def sequence_adjoint(y, iterable):
+@adjoint(builtins.tuple)
+def tuple_adjoint(y, iterable):
     d[iterable] = copied(d[y])
 
 
 @tangent(builtins.tuple)
 def tuple_tangent(y, iterable):
     d[y] = tuple(d[iterable])
-
-
-@tangent(builtins.list)
-def list_tangent(y, iterable):
-    d[y] = list(d[iterable])
 
 
 @adjoint(builtins.sorted)

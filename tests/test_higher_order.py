@@ -355,6 +355,8 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "op.getitem-ellipsis-none-()": "a 0-d adjoint indexed with None",
     "special.i1-": "special.iv (in i1's rule) has no rule",
     "norm_direction-fro-": "the third derivative of the Frobenius norm is not implemented",
+    "tuple-": "a list comprehension's appends and pops have no rules yet",
+    "sorted-(": "a list comprehension's appends and pops have no rules yet",
     "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
 }
 REVERSE_ONLY_GAPS = {   # reverse over reverse only: the transpose adjoint branches on axes computed at run time

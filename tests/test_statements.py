@@ -575,7 +575,10 @@ def g_builtins(x, w):
     t = tuple(v * 2.0 for v in x)
     ys = list(np.sin(x))
     d = dict(a=x * 2.0, b=w)
-    return t[0] * t[2] + ys[1] + np.sum(d["a"] * d["b"]) + math.fsum(v * v for v in w)
+    pairs = [("a", x * 3.0), ("c", w)]
+    copy, built = dict(d), dict(pairs)
+    return t[0] * t[2] + ys[1] + np.sum(d["a"] * d["b"]) + math.fsum(v * v for v in w) + \
+        np.sum(copy["a"] * built["a"] + built["c"])
 
 
 CASES = [
@@ -836,10 +839,6 @@ def u_read_after_del(x):
     return y  # read after del
 
 
-def u_dict_of_a_name(x, d):
-    return dict(d)["a"] * x
-
-
 def u_exception_from_a_variable(x):
     errors = (ValueError, TypeError)
     try:
@@ -858,7 +857,6 @@ UNSUPPORTED = [
     (u_sorted_key, "sorted(x", "key="),
     (u_read_after_del, "y  # read", "del"),
     (u_exception_from_a_variable, "errors:", "exception type"),
-    (u_dict_of_a_name, "dict(d)", "dict"),
     (w_manager_of_differentiated_value, "Scaled(x):", "differentiated"),
 ]
 

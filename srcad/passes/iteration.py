@@ -16,7 +16,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   xs]``, ``filter(fn, xs)`` is ``[v for v in xs if fn(v)]``), which ``desugar``
   turns into a loop over positions;
 - ``list(X)`` is a list comprehension; ``tuple(X)``, ``set(X)``,
-  ``frozenset(X)``, ``sorted(X)`` and ``dict(X)`` receive one (a literal
+  ``frozenset(X)``, ``sorted(X)`` and ``dict(X)`` receive one (``dict(d)``
+  of a name is left as it is: a dict to copy or a list of pairs) (a literal
   ``tuple([a, b])`` is the tuple ``(a, b)``); ``dict(a=e)`` is ``{'a': e}``;
   ``{k: v for ...}`` is ``dict([(k, v) for ...])``; ``{a, b}`` is
   ``set([a, b])`` and ``{e for ...}`` is ``set([e for ...])``;
@@ -28,8 +29,7 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
 Raises ``UnsupportedSyntaxError`` for a generator, ``zip``, ``map``,
 ``filter``, ``enumerate`` or ``reversed`` object that is not consumed where it
 is made (kept in a variable, passed to another function), for ``key=`` of
-``sorted``, ``min`` and ``max``, for ``dict`` of both pairs and keywords, and for
-``dict(d)`` of a name (a dict or pairs: write the comprehension meant).
+``sorted``, ``min`` and ``max``, and for ``dict`` of both pairs and keywords.
 
 Example: ``sum(x[i] * w[i] for i in range(n))`` becomes ``sum([x[i] * w[i]
 for i in range(n)])``; ``tuple(map(np.sin, xs))`` becomes ``tuple([np.sin(v)
@@ -47,6 +47,7 @@ from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
+from .loops import unordered
 
 _LAZY = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.map, builtins.filter)
 _CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
@@ -167,16 +168,19 @@ class _Rewriter(gast.NodeTransformer):
         if not node.args or (function in (builtins.min, builtins.max) and len(node.args) > 1):
             return node
         first = node.args[0]
-        if function is builtins.dict and not (isinstance(first, (gast.ListComp, gast.List, gast.GeneratorExp))
-                                              or _ref(first) in _LAZY):
-            raise self.unit.error(node, UnsupportedSyntaxError, "dict(...) of a value srcad cannot tell is pairs",
-                                  "write a comprehension: `{k: v for k, v in pairs}`, or `{k: d[k] for k in d}` "
-                                  "to copy a dict d")
         if function is builtins.list:
             return self._as_list(first, lazy_ok=False, copy=True)
         if function is builtins.tuple and isinstance(first, (gast.List, gast.Tuple)):
             self.changed = True
             return gast.Tuple(elts=first.elts, ctx=gast.Load())
+        if function is builtins.dict and isinstance(first, gast.Name):
+            if unordered(first, self.unit.tree.body) != "dict":
+                return node   # a list of pairs (or a dict f is given): dict's rules take either
+            key = self.unit.namer.fresh("key")   # a dict f made: copied entry by entry, `{k: d[k] for k in d}`
+            value = gast.Subscript(value=syntax.clone(first), slice=syntax.name(key), ctx=gast.Load())
+            pair = gast.Tuple(elts=[syntax.name(key), value], ctx=gast.Load())
+            node.args[0] = self._comprehension(pair, syntax.store(key), first, [])
+            return node
         needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY
         if needs_list:
             node.args[0] = self._as_list(first, lazy_ok=False, copy=function in _BUILDERS)

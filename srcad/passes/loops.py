@@ -180,17 +180,17 @@ class CanonicalLoops:
         """``node`` evaluated once, before ``loop``, as Python evaluates a loop's iterable.
 
         A set or dict the function made is read by position as the list of what iterating it gives."""
-        unordered = _unordered(node, self.unit.tree.body)
-        if unordered == "dict":   # its keys, which carry no derivative
+        kind = unordered(node, self.unit.tree.body)
+        if kind == "dict":   # its keys, which carry no derivative
             node = syntax.call(callee(self.unit, keys_of), [node])
-        elif unordered:
+        elif kind:
             listed = syntax.call(syntax.name("list"), [node])
             syntax.annotate(listed.func, "ref", builtins.list)
             node = listed
         elif isinstance(node, gast.Constant) or isinstance(node, gast.Name) and node.id not in syntax.stored_names(
                 gast.Module(body=loop.body, type_ignores=[])):
             return node   # the body does not rebind it: every read sees what the loop iterates over
-        name = self.unit.namer.fresh("keys" if unordered == "dict" else "items")
+        name = self.unit.namer.fresh("keys" if kind == "dict" else "items")
         before.append(syntax.assign(name, node))
         return syntax.name(name)
 
@@ -216,7 +216,7 @@ def _nested(iterator, target) -> bool:
     return False
 
 
-def _unordered(node, body) -> str:
+def unordered(node, body) -> str:
     """``"set"`` or ``"dict"`` when ``node`` is made as one (or is a name every binding of which makes one),
     else ``""``: iterating it gives its items or keys, which no position reads."""
     if isinstance(node, gast.Dict) or _builtin(node) is builtins.dict:
@@ -225,7 +225,7 @@ def _unordered(node, body) -> str:
         return "set"
     if not isinstance(node, gast.Name):
         return ""
-    kinds = {_unordered(stmt.value, []) if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+    kinds = {unordered(stmt.value, []) if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
              and isinstance(stmt.targets[0], gast.Name) else "" for stmt in syntax.iter_statements(body)
              if node.id in syntax.stored_names(stmt)}
     return kinds.pop() if len(kinds) == 1 else ""

@@ -48,12 +48,17 @@ def unpermuted(values: Sequence, order: Sequence[int]) -> List:
 
 
 def pairs_grad(grad: Dict, pairs: Sequence) -> List:
-    """The adjoint of ``pairs`` given the adjoint ``grad`` of ``dict(pairs)``: ``[dkey, dvalue]`` per pair."""
+    """The adjoint of ``pairs`` given the adjoint ``grad`` of ``dict(pairs)``: ``[dkey, dvalue]`` per pair
+    (``pairs`` may be a dict, which ``dict`` copies: its adjoint is then a dict)."""
+    if isinstance(pairs, dict):
+        return {key: grad[key] for key in pairs}
     last = {key: position for position, (key, _) in enumerate(pairs)}
     return [[zeros_like(key), grad[key] if last[key] == position else zeros_like(value)]
             for position, (key, value) in enumerate(pairs)]
 
 
 def pairs_tangent(tangents: Sequence, pairs: Sequence) -> Dict:
-    """The tangent of ``dict(pairs)`` from the tangents of the pairs (keys from ``pairs``)."""
+    """The tangent of ``dict(pairs)`` from the tangents of the pairs (keys from ``pairs``; a dict copied)."""
+    if isinstance(pairs, dict):
+        return {key: tangents[key] for key in pairs}
     return {key: tangent[1] for (key, _), tangent in zip(pairs, tangents)}
