@@ -13,8 +13,9 @@ Contract:
   different paths (an exception raised or not, a loop left by ``break`` or
   not).
 - For every case, mode and ``optimize``: the derivative matches central
-  finite differences in float64 (``test_language``'s checks), and the value
-  ``value_and_grad``, ``vjp`` and ``jvp`` return is ``f(*args)``.
+  finite differences in float64 (``test_language``'s checks), the value
+  ``value_and_grad``, ``vjp`` and ``jvp`` return is ``f(*args)``, and
+  ``<u, J v> = <J^T u, v>`` between the two modes.
 - ``raise``: the derivative raises the exception f raises, same type and
   message, in both modes.  ``try``: the statements of the body that ran
   before the exception are differentiated (the handler reads their values);
@@ -42,7 +43,7 @@ import pytest
 
 import srcad
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
-from gradcheck import check_values
+from gradcheck import check_forward_reverse, check_values
 from test_language import case, check_forward, check_reverse, fresh
 
 THIS_FILE = os.path.abspath(__file__)
@@ -665,6 +666,12 @@ def test_matches_finite_differences(function, args, wrt, mode, optimize):
 @pytest.mark.parametrize("function,args,wrt", CASES)
 def test_value_and_grad_vjp_and_jvp_return_fs_value(function, args, wrt, optimize):
     check_values(function, fresh(args), wrt, optimize=optimize)
+
+
+@pytest.mark.parametrize("function,args,wrt", CASES)
+def test_forward_and_reverse_agree(function, args, wrt):
+    """``<u, J v> == <J^T u, v>`` with both sides from srcad."""
+    check_forward_reverse(function, fresh(args), wrt)
 
 
 # --------------------------------------------------------------------------
