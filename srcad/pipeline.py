@@ -29,17 +29,22 @@ from .passes import Unit
 from .passes.activity import ActivityAnalysis
 from .passes.complex_values import ComplexValues
 from .passes.aliasing import Aliasing
+from .passes.attempts import Attempts
 from .passes.cleanup import Cleanup
 from .passes.common_subexpressions import CommonSubexpressions
+from .passes.contexts import Contexts
 from .passes.desugar import Desugar
+from .passes.exceptions import Exceptions
 from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
 from .passes.inline_calls import InlineCalls
 from .passes.inline_temporaries import InlineTemporaries
+from .passes.iteration import Iteration
 from .passes.mutating_calls import MutatingCalls
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
+from .passes.regions import Regions
 from .passes.resolve import Resolve
 from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
@@ -50,21 +55,24 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
-                                    ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
-                                    StrongZeros)}
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Iteration, Inline, Contexts,
+                                    Exceptions, Desugar, MutatingCalls, Views, Aliasing, Normalize, Attempts,
+                                    Versioning, ActivityAnalysis, ComplexValues, ReverseMode, ForwardMode, Simplify,
+                                    CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup, StrongZeros,
+                                    Regions)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
-          "aliasing", "normalize", "versioning", "activity", "complex_values")
+_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "iteration", "inline", "contexts", "exceptions",
+          "desugar", "mutating_calls", "views", "aliasing", "normalize", "attempts", "versioning", "activity",
+          "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
-    "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros"),
-    "forward": _FRONT + ("forward", OPTIMIZE, "strong_zeros"),
+    "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros", "regions"),
+    "forward": _FRONT + ("forward", OPTIMIZE, "strong_zeros", "regions"),
 }
 
 

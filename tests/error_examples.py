@@ -7,11 +7,11 @@ catalog's example messages, so keep the file's layout.
 import numpy as np
 
 
-def uses_try(x):
-    try:
-        y = np.sin(x)
-    except ValueError:
-        y = x
+def uses_global(x):
+    global LIMIT
+    y = np.sin(x)
+    LIMIT = 2.0
+    y = y * LIMIT
     return y
 
 

@@ -54,6 +54,7 @@ from srcad.templates import REGISTRY
 from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
                            shapes as runtime_shapes)
 from srcad.runtime import arrays as runtime_arrays, numerical as runtime_numerical, stencils as runtime_stencils
+from srcad.runtime import iteration as runtime_iteration
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -67,6 +68,7 @@ NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "
              "signal": signal, "integrate": integrate, "incomplete": incomplete, "runtime": runtime,
              "runtime_limits": runtime_limits, "runtime_factors": runtime_factors,
              "runtime_distributions": runtime_distributions,
+             "runtime_iteration": runtime_iteration,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes, "runtime_arrays": runtime_arrays,
              "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils}
@@ -282,6 +284,21 @@ SPECS: List[Spec] = [
     Spec(max, "max(x)", [(4,)], tag="array"),
     Spec(min, "min(x, y)", [(PYFLOAT, PYFLOAT), ((), ())]),
     Spec(min, "min([x, y, z])", [(PYFLOAT, PYFLOAT, PYFLOAT)], tag="list"),
+    # builtins that turn one container into another (grad_templates/iteration.py)
+    Spec(tuple, "tuple(x)", [(3,), (2, 3)]),
+    Spec(sorted, "sorted(x)", [(3,)]),
+    Spec(sorted, "sorted([x, y, x * 2.0], reverse=True)", [(PYFLOAT, PYFLOAT)], tag="reverse"),
+    Spec(dict, "dict([('a', x), ('b', y), ('a', x * 3.0)])['a']", [((3,), PYFLOAT)]),
+    Spec(dict, "dict([('a', x), ('b', y)])['b']", [((3,), PYFLOAT)], tag="b"),
+    Spec(runtime_iteration.permuted, "runtime_iteration.permuted([x, y, z], [2, 0, 1])",
+         [((), (), ()), ((3,), (3,), (3,))]),
+    Spec(runtime_iteration.unpermuted, "runtime_iteration.unpermuted([x, y, z], [2, 0, 1])",
+         [((), (), ()), ((3,), (3,), (3,))]),
+    Spec(runtime_iteration.pairs_grad, "runtime_iteration.pairs_grad({'a': x, 'b': y}, [('a', z), ('b', z), ('a', z)])",
+         [((3,), PYFLOAT, (3,))]),
+    Spec(runtime_iteration.pairs_tangent,
+         "runtime_iteration.pairs_tangent([[0.0, x], [0.0, y], [0.0, x * 2.0]], [('a', z), ('b', z), ('a', z)])['a']",
+         [((3,), PYFLOAT, (3,))]),
     Spec(min, "min(x)", [(4,)], tag="array"),
     Spec(float, "float(x)", SCALAR),
     # reductions (grad_templates/reductions.py) -------------------------------

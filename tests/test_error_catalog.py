@@ -94,8 +94,8 @@ def _verified_wrong_rule():
 
 
 CATALOG = [
-    Entry("unsupported construct", srcad.UnsupportedSyntaxError, lambda: srcad.grad(ex.uses_try)(X),
-          "`try` statement", "move error handling outside", located=True),
+    Entry("unsupported construct", srcad.UnsupportedSyntaxError, lambda: srcad.grad(ex.uses_global)(X),
+          "`global` statement", "pass the value as an argument", located=True),
     Entry("change through shared memory", srcad.AliasingError, lambda: srcad.grad(ex.store_through_view)(X),
           "`B = A.real`", "B = A.real.copy()", located=True),
     Entry("mutating call without a rule", srcad.AliasingError, lambda: srcad.grad(ex.mutating_call)(X),

@@ -38,19 +38,23 @@ G = 1.0
 
 def try_statement(x):
     try:
-        y = x * 2.0
-    except ValueError:
+        try:  # inside another
+            y = x * 2.0
+        except ValueError:
+            y = x
+    except TypeError:
         y = x
     return y
 
 
 def inner_lambda(x):
-    return (lambda v: v * 2.0)(x)
+    functions = [lambda v: v * 2.0]
+    return x
 
 
 def delete(x):
-    y = x * 2.0
-    del y
+    y = [x, x * 2.0]
+    del y[0]
     return x
 
 
@@ -60,13 +64,25 @@ def global_statement(x):
 
 
 def with_statement(x):
-    with np.errstate(all="ignore"):
+    with Recorder(x):
         y = np.log(x)
     return y
 
 
+class Recorder:
+    def __init__(self, value):
+        self.value = value
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
 def comprehension(x):
-    return np.sum(np.array(list({v * 2.0 for v in x})))
+    squares = (v * 2.0 for v in x)
+    return np.sum(np.array(list(squares)))
 
 
 def nested_def(x):
@@ -76,7 +92,7 @@ def nested_def(x):
 
 
 def walrus(x):
-    return (y := x * 2.0) + y
+    return x * 2.0 if x[0] > 0 else (y := x * 2.0) + y
 
 
 def generator(x):
@@ -85,7 +101,7 @@ def generator(x):
 
 def format_string(x):
     print(f"{x}")
-    return x * 2.0
+    return sorted(x, key=abs)[0] * 2.0
 
 
 def local_import(x):
@@ -94,16 +110,16 @@ def local_import(x):
 
 
 SYNTAX_CASES = [
-    (try_statement, "try:"),
+    (try_statement, "try:  # inside"),
     (inner_lambda, "lambda v"),
     (delete, "del y"),
     (global_statement, "global G"),
-    (with_statement, "with np"),
-    (comprehension, "{v * 2.0"),
+    (with_statement, "Recorder(x)"),
+    (comprehension, "(v * 2.0"),
     (nested_def, "def inner"),
     (walrus, "y := x"),
     (generator, "yield x"),
-    (format_string, 'f"{x}"'),
+    (format_string, "sorted(x"),
     (local_import, "import math"),
 ]
 

@@ -353,6 +353,8 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "np.linalg.svd-values-of-full-": "svd_grad's source cannot be differentiated (singular vectors)",
     "op.getitem-ellipsis-none-()": "a 0-d adjoint indexed with None",
     "norm_direction-": "third derivatives of norms are not implemented",
+    "tuple-": "a list comprehension's appends and pops have no rules yet",
+    "sorted-(": "a list comprehension's appends and pops have no rules yet",
     "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
     "scipy.integrate.odeint-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
     "scipy.integrate.solve_ivp-": "the adjoint and sensitivity solves of an ODE are not differentiated again",

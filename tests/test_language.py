@@ -22,8 +22,9 @@ Contract:
 - The reverse-mode tape stores only what the backward pass reads: a loop
   whose adjoints read no saved value has no tape, a value the adjoint reads
   is pushed once per iteration, branch decisions and trip counts are small.
-- Unsupported constructs (try, with, yield, async, global/nonlocal writes,
-  classes defined inside f, del, a lambda called inline) and recursion raise
+- Unsupported constructs (yield, async, global/nonlocal writes, classes
+  defined inside f, del of an item; ``tests/test_statements.py`` has the
+  statements that are supported now) and recursion raise
   a ``srcad.SrcadError`` (``UnsupportedSyntaxError`` for syntax) whose message
   starts with ``file:line:col`` at the construct and ends with a suggestion.
 Nothing here is skipped or marked xfail: a failure is a bug or a missing
@@ -2553,28 +2554,6 @@ def test_backward_loop_does_not_copy_a_whole_adjoint_per_iteration(function):
 _GLOBAL = 1.0
 
 
-def u_try_except(x):
-    try:
-        y = x * 2.0
-    except ValueError:
-        y = x
-    return y
-
-
-def u_try_finally(x):
-    try:
-        y = x * 2.0
-    finally:
-        pass
-    return y
-
-
-def u_with(x):
-    with np.errstate(all="ignore"):
-        y = np.log(x)
-    return y
-
-
 def u_yield(x):
     yield x * 2.0
 
@@ -2615,26 +2594,13 @@ def u_class_inside(x):
     return x * 2.0
 
 
-def u_del(x):
-    y = x * 2.0
-    del y
-    return x
-
-
 def u_del_item(x):
     y = x * 2.0
     del y[0]
     return y
 
 
-def u_lambda_inline(x):
-    return (lambda v: v * 2.0)(x)
-
-
 UNSUPPORTED = [
-    (u_try_except, "try:", "try"),
-    (u_try_finally, "try:", "try"),
-    (u_with, "with np", "with"),
     (u_yield, "yield x", "yield"),
     (u_yield_from, "yield from", "yield"),
     (u_async_def, "async def", "async"),
@@ -2642,9 +2608,7 @@ UNSUPPORTED = [
     (u_global_write, "global _GLOBAL", "global"),
     (u_nonlocal_write, "nonlocal k", "nonlocal"),
     (u_class_inside, "class Box", "class"),
-    (u_del, "del y", "del"),
     (u_del_item, "del y[0]", "del"),
-    (u_lambda_inline, "lambda v", "lambda"),
 ]
 
 

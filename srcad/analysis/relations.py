@@ -106,6 +106,7 @@ _OTHER_VIEWS = {"real", "imag", "diagonal", "diag", "broadcast_to", "broadcast_a
                 "permute_dims", "unstack", "flatiter", "atleast_1d", "nan_to_num", "lib", "trim_zeros",
                 "select", "choose", "compress", "extract"}
 _FRESH_BUILTINS = {"len", "range", "float", "int", "abs", "round", "bool", "print", "isinstance", "divmod", "pow"}
+_CONTAINER_BUILTINS = {"tuple", "list", "sorted", "dict", "set", "frozenset", "min", "max"}
 _FRESH_METHODS = {"copy", "flatten", "sum", "mean", "prod", "max", "min", "std", "var", "dot", "clip", "cumsum",
                   "cumprod", "trace", "repeat", "round", "argmax", "argmin", "argsort", "all", "any", "tolist"}
 _FRESH_HELPERS = (runtime.copied, runtime.zeros_like, runtime.filled_like)
@@ -191,6 +192,9 @@ def _call_relation(call, objects, local, containers):
             return []
         if getattr(function, "__module__", None) == "builtins" and name in _FRESH_BUILTINS:
             return []
+        if getattr(function, "__module__", None) == "builtins" and name in _CONTAINER_BUILTINS:
+            # a new container holding the argument's items (or one of them): shares with the argument only
+            return [(a.id, None, None, frozenset(), False, None) for a in call.args if isinstance(a, gast.Name)]
         if is_nondifferentiable(function) and not _is_numpy(function):
             return []   # srcad's own index and test helpers: new integers and booleans
         if (getattr(function, "__module__", None) or "").startswith("srcad.runtime"):

@@ -22,8 +22,12 @@ Contract:
   mode's forward sweep), ``frame`` (the derivative's signature, seed, return
   and tape operations) and ``recompute`` (values the backward sweep
   recomputes instead of taping); ``comprehensions`` is the part of
-  ``desugar`` that turns list comprehensions into append loops.  Facts several passes share live one layer
-  down, in ``srcad.analysis``.
+  ``iteration`` and ``desugar`` that turns list comprehensions into append loops and assignment
+  expressions into statements, and ``loops`` the part of ``desugar`` that makes every ``for`` loop a
+  ``range`` loop.  ``contexts`` and ``exceptions`` (``with`` and ``try``), with ``attempts`` after
+  ``normalize``, leave markers (``srcad.runtime.regions``) that the last pass, ``regions``, turns
+  back into ``with`` and ``try`` statements of the derivative.  Facts several passes share live one
+  layer down, in ``srcad.analysis``.
 
 Example::
 

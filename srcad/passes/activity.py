@@ -31,6 +31,7 @@ from ..analysis.mutation import MUTATING_FUNCTIONS
 from ..errors import AliasingError, SrcadError, UnsupportedSyntaxError
 from ..frontend.naming import dotted_name
 from ..frontend.syntax import annotation
+from ..operators import BINARY
 from ..templates import is_nondifferentiable, refusal
 from ..analysis.blocks import is_append
 from .normalize import is_metadata
@@ -59,7 +60,9 @@ def carries_derivative(value) -> bool:
         return False
     if isinstance(value, gast.Call) and is_nondifferentiable(annotation(value.func, "ref")):
         return False
-    return True
+    if isinstance(value, gast.BinOp) and is_nondifferentiable(BINARY.get(type(value.op))):
+        return False   # `a // b` is piecewise constant
+    return not isinstance(value, gast.JoinedStr)   # an f-string is a str
 
 
 def differentiable_operands(value):

@@ -1,21 +1,26 @@
 """Transformation: structured control flow the mode transforms can reverse.
 
 Contract: after this pass
-- every ``for`` loop iterates over ``range(...)``: ``for x in xs`` becomes
-  ``for x_index in range(len(xs)): x = xs[x_index]``, likewise ``enumerate``
-  (``enumerate(xs, start)`` counts ``i = i_index + start``), ``zip`` and
-  ``reversed``.  What the loop iterates over is evaluated once, before it, as
-  in Python: an expression, or a name the body rebinds, is first bound to a
+- every ``for`` loop iterates over ``range(...)`` (``loops``): ``for x in xs``
+  becomes ``for x_index in range(len(xs)): x = xs[x_index]``, likewise
+  ``enumerate`` (``enumerate(xs, start)`` counts ``i = i_index + start``),
+  ``zip``, ``reversed``, ``map`` and their nestings (``enumerate(zip(a, b))``,
+  ``zip(*rows)``).  What the loop iterates over is evaluated once, before it,
+  as in Python: an expression, or a name the body rebinds, is first bound to a
   new name (``items = A`` for ``for row in A: A = A * 2``);
+- a loop's ``else`` clause follows the loop, under a flag (``no_break``) its
+  ``break`` statements clear, or unguarded when the loop has no ``break``;
 - ``continue`` is gone and ``break`` only ends an ``if`` arm: the statements
   after an arm that leaves the iteration move into the other arm;
 - list comprehensions are append loops: ``ys = [f(x) for x in xs]`` becomes
-  ``items = []``, ``for x_2 in xs: items.append(f(x_2))``, ``ys = items``;
+  ``items = []``, ``for x_2 in xs: items.append(f(x_2))``, ``ys = items``,
+  and assignment expressions are statements (``comprehensions``);
 - the function has one ``return``, its last statement: a ``return`` inside a
   loop becomes a flag and a ``break``, and one inside an ``if`` arm moves the
   rest of the block into the other arm; several returns assign one variable.
-Raises ``UnsupportedSyntaxError`` for ``for``/``while`` ... ``else`` and for
-exits it cannot restructure, with a suggestion.
+  A path may end in ``raise`` instead of a return.
+Raises ``UnsupportedSyntaxError`` for exits it cannot restructure, with a
+suggestion.
 
 Example: ``for i in range(n): if x[i] < 0: continue; s = s + x[i]`` becomes
 ``for i in range(n): if x[i] < 0: pass else: s = s + x[i]`` (the ``pass`` arm
@@ -23,27 +28,29 @@ is left empty).
 """
 from __future__ import annotations
 
-import builtins
 from typing import List
 
 import gast
 
-from ..errors import SrcadError, UnsupportedSyntaxError
+from ..errors import SrcadError
 from ..frontend import syntax
-from ..frontend.syntax import annotation
 from ..analysis.blocks import RETURN_VALUE
 from . import Transformation
 from .comprehensions import lower_comprehensions
+from .loops import LOOP_ITEM, CanonicalLoops
+from .normalize import NEGATED_CHECK
+
+__all__ = ["Desugar", "LOOP_ITEM", "RETURN_VALUE"]   # LOOP_ITEM, RETURN_VALUE: read by aliasing
 
 _EXITS = (gast.Break, gast.Continue, gast.Return)
 
 
 def _always_exits(block) -> bool:
-    """Whether every path through ``block`` ends in break/continue/return."""
+    """Whether every path through ``block`` ends in break/continue/return/raise."""
     if not block:
         return False
     last = block[-1]
-    if isinstance(last, _EXITS):
+    if isinstance(last, _EXITS + (gast.Raise,)):
         return True
     if isinstance(last, gast.If):
         return _always_exits(last.body) and _always_exits(last.orelse)
@@ -70,10 +77,11 @@ class Desugar(Transformation):
     def transform(self, unit):
         self.unit = unit
         self.result_name = None
+        self.canonical = CanonicalLoops(unit, lambda block: self._restructure(block, (gast.Break, gast.Continue)))
         body = self._loops(lower_comprehensions(unit, unit.tree.body))
         body = self._lower_loop_returns(body, top=True)
         body = self._restructure(body, (gast.Return,))
-        unit.tree.body = self._single_return(body)
+        unit.tree.body = _flatten_raising_arms(self._single_return(body))
         return True
 
     # for loops -------------------------------------------------------------
@@ -81,15 +89,15 @@ class Desugar(Transformation):
         result = []
         for stmt in block:
             if isinstance(stmt, (gast.For, gast.While)):
-                if stmt.orelse:
-                    raise self.unit.error(stmt, UnsupportedSyntaxError, "a loop with an `else` clause",
-                                          "set a flag before `break` and test it after the loop")
+                before, after = self._loop_else(stmt)
+                result += before
                 stmt.body = self._loops(stmt.body)
                 if isinstance(stmt, gast.For):
-                    result += self._canonical_for(stmt)
+                    result += self.canonical.rewrite(stmt)
                 else:
                     stmt.body = self._restructure(stmt.body, (gast.Break, gast.Continue))
                     result.append(stmt)
+                result += self._loops(after)
             elif isinstance(stmt, gast.If):
                 stmt.body, stmt.orelse = self._loops(stmt.body), self._loops(stmt.orelse)
                 result.append(stmt)
@@ -97,72 +105,18 @@ class Desugar(Transformation):
                 result.append(stmt)
         return result
 
-    def _canonical_for(self, loop) -> List:
-        iterator, target = loop.iter, loop.target
-        builtin = annotation(iterator.func, "ref") if isinstance(iterator, gast.Call) else None
-        before, prologue = [], []
-        if builtin is builtins.range:
-            if not isinstance(target, gast.Name):
-                raise self.unit.error(target, UnsupportedSyntaxError, "unpacking a range loop's index",
-                                      "loop over range(...) with a plain name")
-            new_iter = iterator
-        elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
-            start = _enumerate_start(iterator) if builtin is builtins.enumerate else None
-            arguments = iterator.args[:1] if builtin is builtins.enumerate else iterator.args
-            if start is False:
-                raise self.unit.error(iterator, UnsupportedSyntaxError, "this form of enumerate",
-                                      "write `for i, x in enumerate(xs)` or `for i, x in enumerate(xs, start)`")
-            sequences = [self._hoisted(arg, before, loop) for arg in arguments]
-            if builtin is builtins.enumerate:
-                if len(iterator.args) not in (1, 2) or not (isinstance(target, gast.Tuple) and len(target.elts) == 2
-                                                            and isinstance(target.elts[0], gast.Name)):
-                    raise self.unit.error(loop, UnsupportedSyntaxError, "this form of enumerate",
-                                          "write `for i, x in enumerate(xs)`")
-                index = target.elts[0].id
-                if start is not None:   # the count is the position plus start, evaluated once
-                    index = self.unit.namer.fresh(f"{index}_index")
-                    first = self._hoisted(start, before, loop)
-                    prologue.append(syntax.assign(target.elts[0].id, gast.BinOp(
-                        left=syntax.name(index), op=gast.Add(), right=first)))
-                prologue.append(_assign_item(target.elts[1], sequences[0], index))
-                new_iter = _range(_len(sequences[0]))
-            elif builtin is builtins.zip:
-                if not (isinstance(target, gast.Tuple) and len(target.elts) == len(sequences)):
-                    raise self.unit.error(loop, UnsupportedSyntaxError, "this form of zip",
-                                          "unpack one name per zipped sequence")
-                index = self.unit.namer.fresh("index")
-                prologue += [_assign_item(t, s, index) for t, s in zip(target.elts, sequences)]
-                lengths = [_len(s) for s in sequences]
-                shortest = syntax.call(syntax.name("min"), lengths)
-                syntax.annotate(shortest.func, "ref", builtins.min)
-                new_iter = _range(lengths[0] if len(lengths) == 1 else shortest)
-            else:
-                index = self.unit.namer.fresh(f"{_label(target)}_index")
-                prologue.append(_assign_item(target, sequences[0], index))
-                last = gast.BinOp(left=_len(sequences[0]), op=gast.Sub(), right=syntax.constant(1))
-                new_iter = syntax.call(syntax.name("range"), [last, syntax.constant(-1), syntax.constant(-1)])
-            target = syntax.store(index)
-        else:
-            sequence = self._hoisted(iterator, before, loop)
-            index = self.unit.namer.fresh(f"{_label(target)}_index")
-            prologue.append(_assign_item(target, sequence, index))
-            new_iter = _range(_len(sequence))
-            target = syntax.store(index)
-        annotate_range(new_iter)
-        body = self._restructure(prologue + loop.body, (gast.Break, gast.Continue))
-        new_loop = gast.For(target=target, iter=new_iter, body=body, orelse=[], type_comment=None)
-        for node in before + [new_loop] + prologue:
-            syntax.set_location(node, loop.lineno)
-        return before + [new_loop]
-
-    def _hoisted(self, node, before, loop):
-        """``node`` evaluated once, before ``loop``, as Python evaluates a loop's iterable."""
-        if isinstance(node, gast.Constant) or isinstance(node, gast.Name) and node.id not in syntax.stored_names(
-                gast.Module(body=loop.body, type_ignores=[])):
-            return node   # the body does not rebind it: every read sees what the loop iterates over
-        name = self.unit.namer.fresh("items")
-        before.append(syntax.assign(name, node))
-        return syntax.name(name)
+    def _loop_else(self, loop):
+        """A loop's ``else`` as statements (before, after) it: after it, guarded by a flag its ``break``s
+        clear, if it has any."""
+        if not loop.orelse:
+            return [], []
+        orelse, loop.orelse = loop.orelse, []
+        if not _may_exit(loop.body, (gast.Break,)):
+            return [], orelse   # no break: the else clause always runs
+        flag = self.unit.namer.fresh("no_break")
+        loop.body = _flag_breaks(loop.body, flag)
+        return ([syntax.set_location(syntax.assign(flag, syntax.constant(True)), loop.lineno)],
+                [syntax.set_location(gast.If(test=syntax.name(flag), body=orelse, orelse=[]), loop.lineno)])
 
     # exits -------------------------------------------------------------------
     def _restructure(self, block, kinds) -> List:
@@ -332,48 +286,43 @@ def _return_value(assignment, lineno):
     return syntax.set_location(assignment, lineno)
 
 
-def annotate_range(call) -> None:
-    """Mark a ``range(...)`` call as the builtin (for later passes)."""
-    syntax.annotate(call.func, "ref", builtins.range)
+def _always_raises(block) -> bool:
+    last = block[-1] if block else None
+    return isinstance(last, gast.Raise) or (
+        isinstance(last, gast.If) and _always_raises(last.body) and _always_raises(last.orelse))
 
 
-def _range(stop):
-    return syntax.call(syntax.name("range"), [stop])
+def _flatten_raising_arms(block) -> List:
+    """``if c: raise E`` ``else: rest`` as ``if c: raise E`` then ``rest`` (``if not c:`` for a raising else):
+    the code after a check runs unconditionally, so nothing downstream is a branch."""
+    result = []
+    for stmt in block:
+        for field in ("body", "orelse"):
+            if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                setattr(stmt, field, _flatten_raising_arms(getattr(stmt, field)))
+        if isinstance(stmt, gast.If) and stmt.orelse and _always_raises(stmt.body) != _always_raises(stmt.orelse):
+            if _always_raises(stmt.body):
+                rest, stmt.orelse = stmt.orelse, []
+            else:
+                rest, stmt.body, stmt.orelse = stmt.body, stmt.orelse, []
+                stmt.test = gast.UnaryOp(op=gast.Not(), operand=stmt.test)
+                syntax.annotate(stmt.test, NEGATED_CHECK, True)
+            result += [stmt] + rest
+            continue
+        result.append(stmt)
+    return result
 
 
-def _len(sequence):
-    call = syntax.call(syntax.name("len"), [syntax.clone(sequence)])
-    syntax.annotate(call.func, "ref", builtins.len)
-    return call
-
-
-def _enumerate_start(call):
-    """The ``start`` of ``enumerate(xs, start)`` (None when absent, False when not understood)."""
-    keywords = {kw.arg: kw.value for kw in call.keywords}
-    if set(keywords) - {"start"} or len(call.args) > 2 or len(call.args) == 2 and keywords:
-        return False
-    start = keywords.get("start", call.args[1] if len(call.args) == 2 else None)
-    if isinstance(start, gast.Constant) and start.value == 0 and type(start.value) is int:
-        return None
-    return start
-
-
-def _label(target) -> str:
-    return target.id if isinstance(target, gast.Name) else "item"
-
-
-LOOP_ITEM = "loop_item"   # annotation of ``x = xs[x_index]`` made from ``for x in xs``
-
-
-def _assign_item(target, sequence, index):
-    item = gast.Subscript(value=syntax.clone(sequence), slice=syntax.name(index), ctx=gast.Load())
-    target = syntax.clone(target)
-    for node in gast.walk(target):
-        if isinstance(node, gast.Name):
-            node.ctx = gast.Store()
-    assignment = gast.Assign(targets=[target], value=item, type_comment=None)
-    syntax.annotate(assignment, LOOP_ITEM, True)
-    return assignment
+def _flag_breaks(block, flag) -> List:
+    """``block`` with each ``break`` of its own loop (not of a loop inside it) preceded by ``flag = False``."""
+    result = []
+    for stmt in block:
+        if isinstance(stmt, gast.Break):
+            result.append(syntax.set_location(syntax.assign(flag, syntax.constant(False)), stmt.lineno))
+        elif isinstance(stmt, gast.If):
+            stmt.body, stmt.orelse = _flag_breaks(stmt.body, flag), _flag_breaks(stmt.orelse, flag)
+        result.append(stmt)
+    return result
 
 
 def _any_of(names):

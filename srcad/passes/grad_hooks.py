@@ -7,8 +7,8 @@ name the block binds the adjoint to and the block's statements, untouched.
 Later passes treat the marker as an expression statement with no effect on
 values; ``reverse`` runs the block on ``d<x>`` where the marker stands in the
 backward sweep, and the forward sweep and forward mode drop it.  Says
-whether it replaced anything.  Any other ``with`` statement was already
-refused by ``syntax_check``.
+whether it replaced anything.  Other ``with`` statements are left to
+``contexts``.
 
 Example: ``with srcad.insert_grad_of(y) as dy: dy = dy * 0.5`` becomes the
 marker ``insert_grad_of(y)`` carrying ``("dy", [dy = dy * 0.5])``.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import gast
 
 from ..frontend import syntax
-from ..errors import UnsupportedSyntaxError
 from ..runtime.hooks import insert_grad_of
 from . import Transformation
 
@@ -50,15 +49,16 @@ class GradHooks(Transformation):
     def _block(self, block) -> bool:
         changed = False
         for index, stmt in enumerate(block):
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.If, gast.For, gast.While)):
-                    changed |= self._block(getattr(stmt, field))
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Try)):
+                    changed |= self._block(getattr(stmt, field, None) or [])
+            for handler in stmt.handlers if isinstance(stmt, gast.Try) else []:
+                changed |= self._block(handler.body)
             if isinstance(stmt, gast.With):
                 item = stmt.items[0]
-                if syntax.annotation(item.context_expr.func, "ref") is not insert_grad_of:
-                    raise self.unit.error(stmt, UnsupportedSyntaxError, "`with` statement is not supported",
-                                          "only `with srcad.insert_grad_of(x) as dx:` may appear in a "
-                                          "differentiated function")
+                if not is_hook_block(stmt) or syntax.annotation(item.context_expr.func, "ref") is not insert_grad_of:
+                    changed |= self._block(stmt.body)   # another context manager: ``contexts`` takes it
+                    continue
                 marker = syntax.set_location(syntax.expr_stmt(item.context_expr), stmt.lineno)
                 as_name = item.optional_vars.id if item.optional_vars is not None else None
                 syntax.annotate(marker, HOOK, (as_name, stmt.body))

@@ -1,7 +1,8 @@
 """Transformation: inline functions defined inside the differentiated function.
 
 Contract: a ``def g(...)`` statement, or ``g = lambda ...:``, inside f's body
-is removed, and each later call ``g(a, b)`` is replaced by g's body with its
+is removed, and each later call ``g(a, b)`` (and each lambda called in place,
+``(lambda v: v * v)(x)``) is replaced by g's body with its
 parameters bound to the arguments, its own local names made fresh, and its
 result in a new variable.  g may read f's variables (a closure), which then
 carry derivatives exactly as if the code had been written inline.  Calls may
@@ -45,16 +46,25 @@ class Inline(Transformation):
     def _block(self, block) -> List:
         result = []
         for stmt in block:
+            self._name_lambdas_called_in_place(stmt)
             definition = self._definition(stmt)
             if definition is not None:
                 self.local_functions[definition.name] = definition
                 self.changed = True
                 continue
-            for field in ("body", "orelse"):
-                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+            for field in ("body", "orelse", "finalbody"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.Try, gast.With)) and hasattr(stmt, field):
                     setattr(stmt, field, self._block(getattr(stmt, field)))
-            if not self.local_functions:
+            for handler in stmt.handlers if isinstance(stmt, gast.Try) else []:
+                handler.body = self._block(handler.body)
+            if not self.local_functions or isinstance(stmt, gast.Try):
                 result.append(stmt)
+                continue
+            if isinstance(stmt, gast.With):   # the managers are made before the block starts
+                before = []
+                for item in stmt.items:
+                    item.context_expr = _CallExpander(self, before, stmt).visit(item.context_expr)
+                result += [syntax.set_location(new, stmt.lineno) for new in before] + [stmt]
                 continue
             before: List = []
             if _is_direct_call(stmt, self.local_functions):   # y = g(a): g's return assigns y itself
@@ -87,6 +97,20 @@ class Inline(Transformation):
             syntax.annotate(definition, "origin", id(stmt))   # the key of its names in names_by_definition
             return definition
         return None
+
+    def _name_lambdas_called_in_place(self, stmt) -> None:
+        """``(lambda v: e)(x)`` calls a local function like any other: give the lambda a name."""
+        own = [getattr(stmt, field) for field in ("test", "iter") if hasattr(stmt, field)] \
+            if isinstance(stmt, (gast.If, gast.For, gast.While)) else [stmt]
+        for expression in own:
+            for node in gast.walk(expression):
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Lambda):
+                    lam, name = node.func, self.unit.namer.fresh("anonymous")
+                    body = [syntax.set_location(gast.Return(value=lam.body), stmt.lineno)]
+                    self.local_functions[name] = gast.FunctionDef(
+                        name=name, args=lam.args, body=body, decorator_list=[], returns=None, type_comment=None,
+                        type_params=[])
+                    node.func = gast.copy_location(syntax.name(name), lam)
 
     def _refuse_in(self, node, stmt):
         for sub in gast.walk(node):
@@ -228,44 +252,92 @@ def _returns_to_result(unit, body, result, definition) -> List:
                 value = stmt.value if stmt.value is not None else syntax.constant(None)
                 out.append(syntax.set_location(_store_result(result, value), stmt.lineno))
                 return out
-            if isinstance(stmt, gast.If):
+            arms = _arms(stmt)
+            if arms is not None and any(isinstance(r, gast.Return) for r in _statements(stmt)):
                 rest = block[index + 1:]
-                body_returns, else_returns = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
-                if (body_returns or else_returns) and rest:
-                    if body_returns and not else_returns:
-                        stmt.orelse = stmt.orelse + rest
-                    elif else_returns and not body_returns:
-                        stmt.body = stmt.body + rest
+                returning = [_ends_in_return(arm) for arm in arms]
+                if any(returning) and rest:   # what follows runs only after the arms that do not return
+                    _extend_arms(stmt, [not r for r in returning], rest)
                     rest = []
-                stmt.body, stmt.orelse = lower(stmt.body), lower(stmt.orelse)
+                _map_arms(stmt, lower)
                 out.append(stmt)
-                if not rest and (body_returns or else_returns):
+                if not rest and any(returning):
                     return out
                 continue
             out.append(stmt)
         return out
     if any(isinstance(s, (gast.For, gast.While)) and any(isinstance(r, gast.Return)
                                                          for r in syntax.iter_statements(s.body))
-           for s in syntax.iter_statements(body)) or not _lowerable(body):
+           for s in _statements_of(body)) or not _lowerable(body):
         return _returns_through_loops(unit, body, result)
     return lower(body)
 
 
+def _arms(stmt):
+    """The blocks one of which runs when ``stmt`` runs to its end: an ``if``'s two arms; a ``try``'s body
+    (then its ``else``) and each handler; a ``with``'s body.  None for other statements."""
+    if isinstance(stmt, gast.If):
+        return [stmt.body, stmt.orelse]
+    if isinstance(stmt, gast.Try):
+        return [stmt.body + stmt.orelse] + [handler.body for handler in stmt.handlers]
+    if isinstance(stmt, gast.With):
+        return [stmt.body]
+    return None
+
+
+def _extend_arms(stmt, which, rest) -> None:
+    """Append ``rest`` to the arms of ``stmt`` flagged in ``which`` (a ``try``'s body path gets it in its
+    ``else``, outside the body the handlers protect; a ``with`` keeps it after the block: never moved)."""
+    if isinstance(stmt, gast.If):
+        stmt.body, stmt.orelse = [b + (rest if w else []) for b, w in zip((stmt.body, stmt.orelse), which)]
+    elif isinstance(stmt, gast.Try):
+        stmt.orelse = stmt.orelse + (syntax.clone_list(rest) if which[0] else [])
+        for handler, extend in zip(stmt.handlers, which[1:]):
+            handler.body = handler.body + (syntax.clone_list(rest) if extend else [])
+
+
+def _map_arms(stmt, lower) -> None:
+    """Apply ``lower`` to each block of ``stmt`` (a ``try`` whose body returns has a dead ``else``)."""
+    if isinstance(stmt, gast.If):
+        stmt.body, stmt.orelse = lower(stmt.body), lower(stmt.orelse)
+    elif isinstance(stmt, gast.Try):
+        if _ends_in_return(stmt.body):
+            stmt.orelse = []
+        stmt.body, stmt.orelse = lower(stmt.body), lower(stmt.orelse)
+        for handler in stmt.handlers:
+            handler.body = lower(handler.body)
+    else:
+        stmt.body = lower(stmt.body)
+
+
+def _statements(stmt):
+    """Every statement inside ``stmt`` (``try`` handlers included)."""
+    return _statements_of([stmt])
+
+
+def _statements_of(block):
+    for stmt in block:
+        yield stmt
+        for field in ("body", "orelse", "finalbody"):
+            yield from _statements_of(getattr(stmt, field, None) or [])
+        for handler in getattr(stmt, "handlers", []):
+            yield from _statements_of(handler.body)
+
+
 def _lowerable(block) -> bool:
     """Whether ``lower`` leaves nothing to run after any ``result = e``: every return ends its path once
-    the code after an ``if`` moves into the arm that does not end in a return."""
+    the code after an ``if`` (or ``try``) moves into the arms that do not end in a return."""
     for index, stmt in enumerate(block):
         if isinstance(stmt, gast.Return):
             return index == len(block) - 1
-        if isinstance(stmt, gast.If) and any(isinstance(r, gast.Return)
-                                             for r in syntax.iter_statements(stmt.body + stmt.orelse)):
+        arms = _arms(stmt)
+        if arms is not None and any(isinstance(r, gast.Return) for r in _statements(stmt)):
             rest = block[index + 1:]
-            body_returns, else_returns = _ends_in_return(stmt.body), _ends_in_return(stmt.orelse)
-            if rest and not (body_returns or else_returns):
-                return False   # an arm returns from deeper inside, and code follows the if
-            body = stmt.body if body_returns or not rest else stmt.body + rest
-            orelse = stmt.orelse if else_returns or not rest else stmt.orelse + rest
-            return _lowerable(body) and _lowerable(orelse)
+            returning = [_ends_in_return(arm) for arm in arms]
+            if rest and not any(returning) or isinstance(stmt, gast.With) and rest and not returning[0] \
+                    or getattr(stmt, "finalbody", None):
+                return False   # an arm returns from deeper inside, and code follows
+            return all(_lowerable(arm if r or not rest else arm + rest) for arm, r in zip(arms, returning))
     return True
 
 
@@ -281,8 +353,8 @@ def _returns_through_loops(unit, body, result) -> List:
                 out += [syntax.set_location(s, stmt.lineno) for s in (
                     _store_result(result, value), syntax.assign(flag, syntax.constant(True)), gast.Break())]
                 return out
-            if isinstance(stmt, gast.If):
-                stmt.body, stmt.orelse = convert(stmt.body), convert(stmt.orelse)
+            if isinstance(stmt, (gast.If, gast.Try, gast.With)):
+                _map_arms(stmt, convert)
             elif isinstance(stmt, (gast.For, gast.While)):
                 returns = any(isinstance(r, gast.Return) for r in syntax.iter_statements(stmt.body))
                 stmt.body = convert(stmt.body)
@@ -308,4 +380,5 @@ def _ends_in_return(block) -> bool:
     last = block[-1]
     if isinstance(last, gast.Return):
         return True
-    return isinstance(last, gast.If) and _ends_in_return(last.body) and _ends_in_return(last.orelse)
+    arms = _arms(last)
+    return arms is not None and all(_ends_in_return(arm) for arm in arms) and not getattr(last, "finalbody", None)

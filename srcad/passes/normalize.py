@@ -10,10 +10,11 @@ Contract: after this pass every block (the body, and the bodies of ``if``,
   ``while <condition>`` (its test stays whole: it is evaluated every
   iteration) and ``break``;
 - ``return atom`` or ``return a, b, ...``;
-- expression statements with effects only on the outside world (``print``)
-  and ``assert``.
-Operands ("atoms") are names, constants, references to module attributes
-(``np.pi``) and metadata expressions (``x.shape[0] - 1``).  Each hoisted
+- expression statements with effects only on the outside world (``print``),
+  ``assert`` and ``raise`` (kept whole: their messages are evaluated only when
+  they fail); ``del name`` is dropped.
+Operands ("atoms") are names, constants, f-strings, references to module
+attributes (``np.pi``) and metadata expressions (``x.shape[0] - 1``).  Each hoisted
 operation gets a temporary named after the expression (``sin_x`` for
 ``np.sin(x)``); an expression returned directly is named ``out``.  Tuple
 targets are split into one assignment per name; ``x += e`` becomes
@@ -30,6 +31,7 @@ Example: ``y = np.sin(x) * w`` becomes ``sin_x = np.sin(x)`` then ``y = sin_x * 
 """
 from __future__ import annotations
 
+import builtins
 from typing import List
 
 import gast
@@ -38,6 +40,7 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..frontend.naming import describe
 from ..operators import METADATA_ATTRIBUTES, METHODS
+from ..runtime import regions
 from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
@@ -46,6 +49,7 @@ from ..analysis.blocks import list_names
 from . import Transformation
 
 _METADATA_CALLS = (len, np.shape, np.ndim, np.size)
+NEGATED_CHECK = "negated_check"   # annotation of the `not c` desugar writes for `if c: ... else: raise`
 _INDEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.FloorDiv, gast.Mod)
 
 
@@ -82,6 +86,8 @@ def is_static(node) -> bool:
         return not callable(annotation(node, "ref"))
     if isinstance(node, gast.UnaryOp) and isinstance(node.operand, gast.Constant):
         return True
+    if isinstance(node, gast.JoinedStr):
+        return True   # an f-string: a str, evaluated where it stands
     return is_metadata(node)
 
 
@@ -123,6 +129,7 @@ class Normalize(Transformation):
 
     def transform(self, unit):
         self.unit = unit
+        self.read = syntax.loaded_names(unit.tree)
         self.appended = list_names([s for s in syntax.iter_statements(unit.tree.body) if not (
             isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and s.value.elts)])
         unit.tree.body = self._block(unit.tree.body)
@@ -159,7 +166,10 @@ class Normalize(Transformation):
                 # the arms rebind the flag (`if returned: ... else: returned = True`): the backward sweep
                 # must branch on the value tested, so test a copy
                 test = self._hoist(syntax.name(test.id), "cond")
-            return [gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))]
+            lowered = gast.If(test=test, body=self._block(stmt.body), orelse=self._block(stmt.orelse))
+            if syntax.ANNOTATION in stmt.__dict__:   # (a group of ``exceptions``, for ``attempts``)
+                lowered.__dict__[syntax.ANNOTATION] = dict(stmt.__dict__[syntax.ANNOTATION])
+            return [lowered]
         if isinstance(stmt, gast.For):
             loop_range = gast.Call(func=stmt.iter.func, args=[self._atom(a) for a in stmt.iter.args],
                                    keywords=[])
@@ -179,8 +189,11 @@ class Normalize(Transformation):
             return [gast.Expr(value=self._operation(stmt.value))]
         if isinstance(stmt, gast.Pass):
             return []
-        if isinstance(stmt, gast.Assert):
-            return [stmt]
+        if isinstance(stmt, (gast.Assert, gast.Raise)):
+            syntax.annotate(stmt, "primal", True)   # the user's own: never rewritten
+            return [stmt]   # kept whole: a message is evaluated only when it is raised
+        if isinstance(stmt, gast.Delete):
+            return []   # the derivative may read the value later (syntax_check: f itself does not)
         raise self.unit.error(stmt, UnsupportedSyntaxError, f"`{type(stmt).__name__}` statement",
                               "rewrite it with assignments and NumPy calls")
 
@@ -247,7 +260,10 @@ class Normalize(Transformation):
 
     # expressions ----------------------------------------------------------
     def _hoist(self, operation, preferred=None) -> gast.Name:
-        temp = self.unit.namer.fresh(preferred or describe(operation))
+        preferred = preferred or describe(operation)
+        if hasattr(builtins, preferred) and preferred in self.read:   # `min = min(...)` would make min local
+            preferred += "_value"
+        temp = self.unit.namer.fresh(preferred)
         self.pending.append(syntax.assign(temp, operation))
         return syntax.name(temp)
 
@@ -293,6 +309,9 @@ class Normalize(Transformation):
             return gast.Attribute(value=self._atom(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Call):
             return self._call(node)
+        if isinstance(node, gast.Lambda):
+            raise self.unit.error(node, UnsupportedSyntaxError, "a lambda used other than by calling it",
+                                  "call it in place, or bind it to a name (`g = lambda v: ...`) and call g")
         raise self.unit.error(node, UnsupportedSyntaxError, f"the expression `{type(node).__name__}`",
                               "rewrite it with arithmetic and NumPy calls")
 
@@ -300,7 +319,10 @@ class Normalize(Transformation):
         """A name holding the branch decision ``test``."""
         if isinstance(test, gast.Name):
             return test
-        return self._hoist(self._operation(test), describe(test) if describe(test) != "t" else "cond")
+        preferred = describe(test) if describe(test) != "t" else "cond"
+        if annotation(test, NEGATED_CHECK):   # `if not (s > 0): raise`: named after the condition it negates
+            preferred = f"not_{describe(test.operand)}" if describe(test.operand) != "t" else "not_cond"
+        return self._hoist(self._operation(test), preferred)
 
     def _if_expression(self, node):
         """``a if c else b`` as an ``if`` statement assigning one temporary."""
@@ -326,6 +348,8 @@ class Normalize(Transformation):
         return self._hoist(self._operation(node), "index")
 
     def _call(self, node):
+        if annotation(node.func, "ref", None) is regions.entered:
+            return node   # `with <manager>:` keeps its manager expression as written (``contexts``)
         if annotation(node.func, "ref", None) is np.einsum:
             rewritten = einsum_call(self.unit, node)
             if rewritten is not node:

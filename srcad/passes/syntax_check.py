@@ -2,9 +2,14 @@
 
 Contract: raises ``UnsupportedSyntaxError`` at the first unsupported node, with
 ``file:line:col``, the line with a caret, and what to write instead.  Stores
-nothing useful in ``facts`` (the supported set is the contract).
+nothing useful in ``facts`` (the supported set is the contract).  What is
+refused here has no derivative meaning or belongs outside the function:
+``yield``, ``async``, ``await``, ``global``/``nonlocal`` writes, classes and
+imports inside the function, ``*`` unpacking (but for ``zip(*rows)``) and
+``del`` of an element or attribute.  Later passes refuse the forms of
+supported constructs they cannot make exact (``exceptions``, ``contexts``).
 
-Example: ``def f(x): del x`` fails with "`del` is not supported; ...".
+Example: ``def f(x): yield x`` fails with "`yield` is not supported; ...".
 """
 from __future__ import annotations
 
@@ -15,32 +20,20 @@ from .grad_hooks import is_hook_block
 from . import Analysis
 
 _STATEMENT_HINTS = {
-    gast.Try: "move error handling outside the differentiated function",
-    gast.With: "move the `with` block outside the differentiated function "
-               "(only `with srcad.insert_grad_of(x) as dx:` is allowed inside)",
-    gast.Delete: "drop the `del` statement; derivatives keep every value they read",
     gast.Global: "pass the value as an argument instead of writing a global",
     gast.Nonlocal: "pass the value as an argument instead of writing an enclosing variable",
     gast.ClassDef: "define the class outside the differentiated function",
     gast.AsyncFunctionDef: "differentiate a plain (non-async) function",
     gast.AsyncFor: "differentiate a plain (non-async) function",
     gast.AsyncWith: "differentiate a plain (non-async) function",
-    gast.Raise: "check inputs before calling the derivative",
     gast.Import: "import at module level",
     gast.ImportFrom: "import at module level",
 }
 _EXPRESSION_HINTS = {
-    gast.Lambda: "bind the lambda to a name first (`g = lambda v: ...`), then call g",
-    gast.SetComp: "build the array with NumPy operations instead of a comprehension",
-    gast.DictComp: "build the array with NumPy operations instead of a comprehension",
-    gast.GeneratorExp: "build the array with NumPy operations instead of a generator",
     gast.Yield: "return a value instead of yielding",
     gast.YieldFrom: "return a value instead of yielding",
     gast.Await: "differentiate a plain (non-async) function",
-    gast.NamedExpr: "assign with a separate `=` statement",
     gast.Starred: "pass arguments explicitly instead of unpacking with *",
-    gast.JoinedStr: "format strings only outside the differentiated function",
-    gast.Set: "use a tuple or list instead of a set",
 }
 _NAMES = {
     gast.If: "`if` statement", gast.For: "`for` loop", gast.While: "`while` loop",
@@ -69,15 +62,56 @@ class SyntaxCheck(Analysis):
             raise unit.error(unit.tree, UnsupportedSyntaxError,
                              f"`*{(args.vararg or args.kwarg).id}` parameters are not supported",
                              "name each parameter explicitly")
+        _check_deletes(unit)
+        unpacked = set()   # `*rows` in zip(*rows): the loop lowering reads rows' length
         for stmt in unit.tree.body:
             for node in _walk_outside_local_defs(stmt):
                 if is_hook_block(node):   # its body is user code for the backward pass, not differentiated
                     continue
+                if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "zip":
+                    unpacked.update(id(arg) for arg in node.args if isinstance(arg, gast.Starred))
                 hint = _STATEMENT_HINTS.get(type(node)) or _EXPRESSION_HINTS.get(type(node))
-                if hint is not None:
+                if hint is not None and id(node) not in unpacked:
                     raise unit.error(node, UnsupportedSyntaxError,
                                      f"{_NAMES[type(node)]} is not supported", hint)
         return True
+
+
+def _check_deletes(unit) -> None:
+    """``del name`` only (deleting an element or attribute changes a container in place), and never followed
+    by a read of the name before it is bound again: srcad drops the ``del``, so such a read would not fail."""
+    for stmt, loops in _with_loops(unit.tree.body, ()):
+        if not isinstance(stmt, gast.Delete):
+            continue
+        for target in stmt.targets:
+            if not isinstance(target, gast.Name):
+                raise unit.error(stmt, UnsupportedSyntaxError, "`del` of an element or attribute is not supported",
+                                 "build a new container without the item (`ys = ys[:i] + ys[i + 1:]`)")
+            scopes = [unit.tree.body] + [loop.body for loop in loops]
+            for scope, after in zip(scopes, [target] + [None] * len(loops)):
+                first = _first_use(scope, target.id, after)
+                if first is not None and isinstance(first.ctx, gast.Load):
+                    raise unit.error(first, UnsupportedSyntaxError, f"reading `{target.id}` after `del {target.id}`",
+                                     f"bind `{target.id}` again before reading it, or drop the `del`")
+
+
+def _with_loops(block, loops):
+    """Every statement below ``block`` with the loops around it (innermost last)."""
+    for stmt in block:
+        yield stmt, loops
+        inner = loops + (stmt,) if isinstance(stmt, (gast.For, gast.While)) else loops
+        for field in ("body", "orelse", "finalbody"):
+            yield from _with_loops(getattr(stmt, field, None) or [], inner)
+        for handler in getattr(stmt, "handlers", []):
+            yield from _with_loops(handler.body, inner)
+
+
+def _first_use(block, name, after):
+    """The first ``Name`` node of ``name`` in ``block``'s source order (after the node ``after``, if given)."""
+    start = (after.lineno, after.col_offset + 1) if after is not None else (0, -1)
+    uses = [node for stmt in block for node in gast.walk(stmt) if isinstance(node, gast.Name) and node.id == name
+            and (node.lineno, node.col_offset) >= start]
+    return min(uses, key=lambda node: (node.lineno, node.col_offset), default=None)
 
 
 def _walk_outside_local_defs(stmt):

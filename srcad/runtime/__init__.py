@@ -25,6 +25,7 @@ Contract:
     function at run time (``odeint``'s ``func``);
   - ``memory``: which names share memory, and the indices of mutating NumPy calls;
   - ``hooks``: ``insert_grad_of``;
+  - ``iteration``: the permutation of ``sorted``, the pairs of ``dict(pairs)``;
   - ``gradients``: ``stop_gradient``;
   - ``guards``: products and quotients in which an exact zero wins, for
     derivatives recomputed after a NaN;
@@ -90,11 +91,13 @@ from .distributions import (
     normal_cov_tangent)
 from .convolution import full_padding
 from .ode import item_gradients, pack, unpack
+from .iteration import keys_of, sorting_order, permuted, unpermuted, pairs_grad, pairs_tangent
 
 # helpers that give a list or tuple argument a list adjoint, one entry per item (generated code passes
 # the adjoint other rules give a list through ``unarray``)
 ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, unsum,
-                 extremum_grad, add_lists, add_structures, zeros_like, copied, unselect, item_gradients)
+                 extremum_grad, add_lists, add_structures, zeros_like, copied, unselect, item_gradients,
+                 unpermuted, pairs_grad)
 # of those, the helpers whose result is a list whatever their arguments: a second contribution to an adjoint
 # adds to it entry by entry
 LIST_ADJOINTS = (unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, add_lists, item_gradients,
@@ -133,4 +136,5 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "lu_factor_grad", "lu_factor_tangent", "lu_solve_grad", "lu_solve_moved", "real_root", "sylvester_rhs",
            "frechet_block", "upper_right", "exp_difference", "dirichlet_components", "normal_x_grad",
            "normal_mean_grad", "normal_cov_grad", "normal_x_tangent", "normal_cov_tangent", "full_padding",
-           "item_gradients", "pack", "unpack"]
+           "item_gradients", "pack", "unpack", "keys_of", "sorting_order", "permuted",
+           "unpermuted", "pairs_grad", "pairs_tangent"]
