@@ -28,8 +28,8 @@ of the subdifferential and always the same one, in both modes):
   result is a replacement value there); each replacement value gets the
   gradient of the entries it replaced.  ``copy=`` is not taken:
   ``copy=False`` overwrites ``x``, and the rule reads ``x`` afterwards.
-- ``np.angle`` of a real number is 0 or pi (a step at 0): declared
-  non-differentiable, like ``np.sign``, and so is ``np.imag`` of a real
+- ``np.angle`` of a real number is 0 or pi (a step at 0): derivative 0,
+  like ``np.sign``, and so is ``np.imag`` of a real
   number (always 0).  srcad differentiates real numbers only
   (``srcad/passes/complex_values.py`` refuses complex ones), so these are
   the derivatives, not a choice.
@@ -177,4 +177,25 @@ def nan_to_num_tangent(y, x, *, nan=0.0, posinf=None, neginf=None):
             + np.where(np.isposinf(x), d[posinf], 0.0) + np.where(np.isneginf(x), d[neginf], 0.0))
 
 
-nondifferentiable(np.angle, np.imag, reason="of a real number it is piecewise constant (angle) or 0 (imag)")
+# ``np.imag`` of a real number is 0 and ``np.angle`` of one is 0 or pi: derivative 0.  They get rules, not a
+# non-differentiable declaration, so a complex value reaching them from a differentiated one is still seen
+# (and refused, with ComplexError) rather than dropped as if it carried no derivative.
+
+@adjoint(np.imag)
+def imag_adjoint(y, x):
+    d[x] = d[y] * 0.0
+
+
+@tangent(np.imag)
+def imag_tangent(y, x):
+    d[y] = d[x] * 0.0
+
+
+@adjoint(np.angle)
+def angle_adjoint(y, x):
+    d[x] = d[y] * 0.0
+
+
+@tangent(np.angle)
+def angle_tangent(y, x):
+    d[y] = d[x] * 0.0

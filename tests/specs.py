@@ -239,6 +239,8 @@ SPECS: List[Spec] = [
     Spec(np.fmod, "np.fmod(x, y)", BINARY, domain=("real", "nonzero")),
     Spec(np.copysign, "np.copysign(x, y)", BINARY, domain="nonzero"),
     Spec(np.heaviside, "np.heaviside(x, y)", BINARY, domain=("nonzero", "real")),
+    Spec(np.imag, "np.imag(x)", UNARY),
+    Spec(np.angle, "np.angle(x)", UNARY, domain="nonzero"),
     Spec(np.heaviside, "np.heaviside(np.array([0.0, 1.0, -1.0]), x)", [(3,), (), (2, 3)], tag="at-zero"),
     # the math module and builtins (grad_templates/math_module.py) ------------
     Spec(math.sin, "math.sin(x)", SCALAR),
