@@ -33,9 +33,11 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import threading
+import types
 import weakref
 
 import numpy as np
@@ -67,9 +69,11 @@ class Derivative:
     def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
         if mode not in MODES:
             raise SrcadError(f"mode={mode!r} is not a mode; use 'reverse' or 'forward'")
-        self.bound_self = getattr(func, "__self__", None) if inspect.ismethod(func) else None
         self._given = func
         self._inner = func if isinstance(func, Derivative) else None   # a derivative of a derivative
+        # what is given already: a bound method's object, a functools.partial's arguments
+        self._prefix, self._fixed = bound_arguments(func)
+        self.bound_self = self._prefix[0] if _is_method(func) else None
         self.func = unwrap(func)
         if not callable(self.func):
             raise SrcadError(f"{func!r} is not a function")
@@ -97,22 +101,21 @@ class Derivative:
                 parsed = parse_function(func)
                 raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
                               "name each parameter explicitly", parsed.location(parsed.tree))
-            self.wrt, self.as_tuple = resolve_wrt(self._given if inspect.ismethod(self._given) else func,
-                                                  self.requested_wrt)
+            self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
-        offset = self._offset = 1 if self.bound_self is not None else 0   # a bound method's self
+        offset = self._offset = len(self._prefix)   # a bound method's self, a partial's arguments
         self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
                                     if n in positional and positional.index(n) >= offset)
         self.options = dict(options, tuple_result=self.as_tuple)
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
-        self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
+        self._scalar_variant = False if options.get("scalar_params") or offset or self._fixed else None
         self._scalar_function: Optional[Callable] = None
         self._scalar_generation = -1
         # None: decide on the first array call; False: never; else {argument ranks: variant}
         self._arity = len(positional) - offset
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
-            or self.bound_self is not None else None
+            or offset or self._fixed else None
 
     def __call__(self, *args, **kwargs):
         if config.verify and _verifier is not None and not VERIFYING.active:
@@ -178,7 +181,7 @@ class Derivative:
 
     def primal(self) -> Callable:
         """The function this derivative differentiates, as the user calls it (a bound method bound)."""
-        return self._given if self.bound_self is not None else self._source_function()
+        return self._given if (self._prefix or self._fixed) and self._inner is None else self._source_function()
 
     def _scalar_function_now(self):
         """The all-scalar variant's function, (re)built when missing or loaded for an older generation."""
@@ -223,11 +226,13 @@ class Derivative:
 
     @property
     def parameters(self) -> Tuple[str, ...]:
-        """The generated function's parameter names (f's, then the seed or the tangents)."""
+        """The generated function's parameter names (f's, then the seed or the tangents), but for those
+        given already (a bound method's ``self``, a partial's arguments)."""
         if not self._current():
             self._load()
-        function = self._compiled
-        return tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
+        function = self._generated
+        names = tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
+        return tuple(name for name in names[len(self._prefix):] if name not in self._fixed)
 
     @property
     def source(self) -> str:
@@ -244,22 +249,24 @@ class Derivative:
             self.func = unwrap(self._inner)   # the inner derivative's function as it is now
         if not inspect.isfunction(self.func):
             parse_function(self.func)   # raises SourceUnavailableError with the fix
-        found = dependencies.collect(self.func)
+        found = dependencies.collect(self.func, receiver=self.bound_self)
         if self.func.__code__ is not self._signature_code or self.func is not self._signature_function:
             self._read_signature()   # autoreload replaced the code, or the inner derivative was rebuilt
         key = cache.disk_key(self.func, self.wrt, self.mode, self.options, found)
+        # a bound method's object is known when its derivative is built (its key covers what it holds)
+        building = self.options if self.bound_self is None else dict(self.options, receiver=self.bound_self)
         entry = _MEMORY.get(key)
         if entry is None:
-            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build)
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build)
         function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
         if function is None:  # the cached module names something the scope no longer has
-            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build,
-                                                                fresh=True)
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build,
+                                                        fresh=True)
             function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
         source, _, _, injected, _ = entry
         function = generated = loader.with_defaults_of(self.func, function)
-        if self.bound_self is not None:
-            function = _bind(function, self.bound_self)
+        if self._prefix or self._fixed:
+            function = _bind(function, self._prefix, self._fixed, self.func)
         extra = [dependencies.binding(self.func, name) for name in injected]
         if self._inner is not None:
             extra.append(("derivative", self._inner, "", self.func))
@@ -292,9 +299,53 @@ _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 
 
-def _bind(function, obj):
+def _is_method(func) -> bool:
+    while isinstance(func, functools.partial):
+        func = func.func
+    if isinstance(func, Derivative):
+        return func.bound_self is not None
+    return inspect.ismethod(func)
+
+
+def bound_arguments(func) -> Tuple[tuple, Dict[str, Any]]:
+    """The arguments ``func`` gives its plain function already: a bound method's object, a
+    ``functools.partial``'s positional arguments and keywords (a derivative's, those of what it differentiates).
+
+    Example::
+
+        >>> import functools
+        >>> def g(x, scale): return x * scale
+        >>> bound_arguments(functools.partial(g, scale=2.0))
+        ((), {'scale': 2.0})
+    """
+    if isinstance(func, Derivative):
+        return func._prefix, dict(func._fixed)
+    if isinstance(func, functools.partial):
+        prefix, fixed = bound_arguments(func.func)
+        return prefix + tuple(func.args), dict(fixed, **func.keywords)
+    if inspect.ismethod(func):
+        return (func.__self__,), {}
+    return (), {}
+
+
+def _bind(function, prefix: tuple, fixed: Dict[str, Any], func):
+    """The generated ``function`` with ``prefix`` and ``fixed`` given.  Positional arguments past those
+    ``func`` (the function differentiated) still takes positionally are the seed or the tangents: they go by
+    keyword, since the generated function takes them after parameters a partial gives by keyword."""
+    if not fixed:
+        if len(prefix) == 1:
+            return types.MethodType(function, prefix[0])
+        return functools.partial(function, *prefix)
+    positional, keyword = parameter_names(func)
+    visible = len([name for name in positional[len(prefix):] if name not in fixed])
+    trailing = [name for name in inspect.signature(function).parameters if name not in positional + keyword]
+
     def bound(*args, **kwargs):
-        return function(obj, *args, **kwargs)
+        if len(args) > visible:
+            kwargs = dict(zip(trailing, args[visible:]), **kwargs)
+            args = args[:visible]
+        return function(*prefix, *args, **dict(fixed, **kwargs))
+    bound.__wrapped__ = function
     return bound
 
 

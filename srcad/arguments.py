@@ -42,9 +42,11 @@ def parameter_names(func: Callable) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
     return positional, keyword
 
 
-def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
-    """The parameter names ``wrt`` denotes, and whether the result is a tuple."""
+def resolve_wrt(func: Callable, wrt: Wrt, bound: int = 0) -> Tuple[Tuple[str, ...], bool]:
+    """The parameter names ``wrt`` denotes, and whether the result is a tuple; ``bound`` leading positional
+    parameters are given already (a bound method's ``self``, a ``functools.partial``'s arguments)."""
     positional, keyword = parameter_names(func)
+    positional = positional[bound:]
     label = f"{getattr(func, '__name__', 'f')}({', '.join(positional + keyword)})"
     as_tuple = isinstance(wrt, (tuple, list))
     entries = list(wrt) if as_tuple else [wrt]
@@ -59,6 +61,13 @@ def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
                 raise WrtError(f"wrt={entry} is out of range: {label} has {len(positional)} positional "
                                f"parameter(s), so use 0..{len(positional) - 1} or a name")
             name = positional[entry]
+        elif "." in entry:   # an attribute of a parameter: "self.W", "params.W"
+            root, *path = entry.split(".")
+            if root not in parameter_names(func)[0] + keyword or not all(part.isidentifier() for part in path):
+                raise WrtError(f"wrt={entry!r} names an attribute of {root!r}, which is not a parameter of "
+                               f"{label}; name an attribute of a parameter, e.g. wrt='self.W' for a bound "
+                               f"method or wrt='params.W' for a parameter named params")
+            name = entry
         else:
             if entry not in positional + keyword and not _reads_from_outside(func, entry):
                 raise WrtError(f"wrt={entry!r} is neither a parameter of {label} nor a global or closure "

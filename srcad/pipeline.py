@@ -10,7 +10,7 @@ need.  ``observe(stage_name, source)`` is called after every stage when given
 Example::
 
     >>> PIPELINES["reverse"][:3]
-    ('syntax_check', 'inline_calls', 'resolve')
+    ('syntax_check', 'methods', 'inline_calls')
 """
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from .frontend import syntax
 from .frontend.emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
+from .passes.attributes import Attributes
 from .passes.complex_values import ComplexValues
 from .passes.aliasing import Aliasing
 from .passes.cleanup import Cleanup
@@ -35,6 +36,7 @@ from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
 from .passes.inline_calls import InlineCalls
+from .passes.methods import Methods
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.mutating_calls import MutatingCalls
 from .passes.normalize import Normalize
@@ -49,7 +51,7 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, Methods, InlineCalls, Resolve, GradHooks, Inline, Attributes, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
                                     StrongZeros)}
 
@@ -58,7 +60,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
+_FRONT = ("syntax_check", "methods", "inline_calls", "resolve", "grad_hooks", "inline", "attributes", "desugar", "mutating_calls", "views",
           "aliasing", "normalize", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
@@ -128,6 +130,7 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
                 runs += 1
         else:
             _run(stage, unit, observe)
+    unit.tree.body[:0] = unit.facts.get("prologue", [])   # reads of attributes named in wrt (self_W = self.W)
     used = syntax.loaded_names(unit.tree)
     objects = unit.bindings.objects
     for name in list(used):   # a callee's derivative is built from the callee: keep its name bound
@@ -201,7 +204,7 @@ def _header(unit, mode, imports, injected) -> str:
     qualname = getattr(parsed.func, "__qualname__", parsed.tree.name)
     lines = [f"# srcad {__version__}: {mode}-mode derivative of {qualname} "
              f"({os.path.basename(parsed.filename)}:{parsed.first_line}) "
-             f"with respect to {', '.join(unit.wrt)}"]
+             f"with respect to {', '.join(unit.facts.get('wrt_as_given', unit.wrt))}"]
     ranks = unit.options.get("param_ranks")
     if ranks:
         names = [arg.id for arg in unit.tree.args.args]
