@@ -47,10 +47,11 @@ from . import cache, dependencies
 from .frontend import loader, tracebacks
 from .config import config
 from .errors import SrcadError, UnsupportedSyntaxError, located
-from .arguments import (Wrt, integer_argument, mirror_gradients, parameter_names, refused_argument,
-                        resolve_wrt)
+from .arguments import (Wrt, integer_argument, mirror_gradients, object_gradient, object_paths, object_tangents,
+                        parameter_names, refused_argument, resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
+from .trees import is_container
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements
 
@@ -102,6 +103,8 @@ class Derivative:
                 raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
                               "name each parameter explicitly", parsed.location(parsed.tree))
             self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
+            if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
+                self.__class__ = _WholeObjectDerivative   # wrt='self': the object's fields, one by one
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
         offset = self._offset = len(self._prefix)   # a bound method's self, a partial's arguments
@@ -122,6 +125,8 @@ class Derivative:
             return _verifier(self, args, kwargs)
         try:
             if not self._current():
+                if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
+                    return self._object_call(args, kwargs)   # not built for the whole object: field by field
                 self._load()
             scalars = self._scalar_variant is not False and not kwargs and args
             if scalars:   # floats only: the quickest way
@@ -149,6 +154,8 @@ class Derivative:
                     raise integer_argument(self.func, position + self._offset, args[position])
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
+                elif is_container(args[position]):   # a dataclass, an object holding arrays
+                    return self._object_call(args, kwargs)
                 elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
                     # a complex number or array, a str, None...: no real derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
@@ -166,6 +173,38 @@ class Derivative:
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             tracebacks.annotate(error)
             raise
+
+    def _object_call(self, args, kwargs):
+        """Containers where f is differentiated (a dataclass, an object holding arrays, the object of a bound
+        method named in wrt): each float field is differentiated (``wrt='params.W'``...) by a variant made per
+        container type, and each gradient comes back as an object of its container's type."""
+        positional = parameter_names(self.func)[0]
+        values = dict(zip(positional, self._prefix + tuple(args)))
+        objects = {name: values[name] for name in self.wrt if name in values and is_container(values[name])}
+        groups = [(name, object_paths(name, objects[name]) if name in objects else [name]) for name in self.wrt]
+        expanded = tuple(path for _, paths in groups for path in paths)
+        variants = self.__dict__.setdefault("_object_variants", {})
+        key = (expanded, tuple(type(value) for value in objects.values()))
+        variant = variants.get(key)
+        if variant is None:
+            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
+            variant = variants[key] = Derivative(self._given, expanded, self.mode, options)
+        variant._examples = objects
+        if self.mode == "forward":   # one tangent per field, by name: they may be keyword-only
+            tangents = []
+            for (name, paths), tangent in zip(groups, args[self._arity:]):
+                tangents += object_tangents(objects[name], name, tangent) if name in objects else [tangent]
+            names = variant.parameters[len(variant.parameters) - len(expanded):]
+            return variant(*args[:self._arity], **dict(zip(names, tangents)), **kwargs)
+        result = variant(*args, **kwargs)
+        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") else result
+        by_path = dict(zip(expanded, grads if len(expanded) > 1 else (grads,)))
+        entries = tuple(object_gradient(objects[name], name, by_path) if name in objects else by_path[name]
+                        for name, _ in groups)
+        grads = entries if self.as_tuple or len(entries) > 1 else entries[0]
+        if self.options.get("with_value"):
+            return result[0], grads
+        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
@@ -219,6 +258,7 @@ class Derivative:
         return variant._compiled
 
     _loaded_for = -1   # for a rank variant: the generation of the derivative it was loaded for
+    _examples: Optional[Dict[str, Any]] = None   # for a variant differentiating containers: one of each
 
     def _source_function(self):
         """What a variant differentiates: f, or the derivative f is (which may be rebuilt)."""
@@ -253,8 +293,9 @@ class Derivative:
         if self.func.__code__ is not self._signature_code or self.func is not self._signature_function:
             self._read_signature()   # autoreload replaced the code, or the inner derivative was rebuilt
         key = cache.disk_key(self.func, self.wrt, self.mode, self.options, found)
-        # a bound method's object is known when its derivative is built (its key covers what it holds)
-        building = self.options if self.bound_self is None else dict(self.options, receiver=self.bound_self)
+        # a bound method's object is known when its derivative is built (its key covers what it holds), and so
+        # are containers differentiated field by field (their variants are made per type)
+        building = dict(self.options, receiver=self.bound_self, examples=self._examples)
         entry = _MEMORY.get(key)
         if entry is None:
             entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build)
@@ -286,6 +327,17 @@ class Derivative:
                 namespace[name] = value
         self._generation += 1
         return True
+
+
+class _WholeObjectDerivative(Derivative):
+    """A derivative with respect to a bound method's object itself (``wrt='self'``): field by field."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self._object_call(args, kwargs)
+        except Exception as error:
+            tracebacks.annotate(error)
+            raise
 
 
 def _stale() -> bool:
@@ -405,8 +457,46 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
         return Derivative(func, wrt, mode, options)
     derivative = per_function.get(key)
     if derivative is None:
-        derivative = per_function[key] = Derivative(func, wrt, mode, options)
+        kind = MethodDerivative if options.get("per_receiver") else Derivative
+        derivative = per_function[key] = kind(func, wrt, mode, options)
     return derivative
+
+
+class MethodDerivative:
+    """The derivative of a method the generated code calls with its object first, ``dforward(self, x)``:
+    one derivative per object, its bound method's, so calls through ``self`` inside are resolved.
+
+    ``wrt`` counts the object as position 0 (it is never differentiated itself).
+
+    Example::
+
+        dforward = derivative(Model.forward, wrt=1, mode="reverse", per_receiver=True)
+        dx = dforward(model, x, dout=1.0)
+    """
+
+    def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
+        self.func, self.requested_wrt, self.mode, self.options = unwrap(func), wrt, mode, dict(options)
+        shifted = [entry - 1 if isinstance(entry, int) else entry
+                   for entry in (wrt if isinstance(wrt, (tuple, list)) else [wrt])]
+        self._wrt = tuple(shifted) if isinstance(wrt, (tuple, list)) else shifted[0]
+        self._options = {k: v for k, v in options.items() if k != "per_receiver"}
+        self._bound: Dict[int, Tuple[Callable[[], Any], Derivative]] = {}
+
+    def bind(self, obj) -> Derivative:
+        """The derivative of ``obj``'s bound method, made on first use and kept while ``obj`` lives."""
+        entry = self._bound.get(id(obj))
+        if entry is not None and entry[0]() is obj:
+            return entry[1]
+        derivative = Derivative(types.MethodType(self.func, obj), self._wrt, self.mode, self._options)
+        try:
+            alive = weakref.ref(obj, lambda _, key=id(obj), bound=self._bound: bound.pop(key, None))
+        except TypeError:   # not weak-referenceable: kept for the life of this derivative
+            alive = (lambda kept=obj: kept)
+        self._bound[id(obj)] = (alive, derivative)
+        return derivative
+
+    def __call__(self, obj, *args, **kwargs):
+        return self.bind(obj)(*args, **kwargs)
 
 
 def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True):

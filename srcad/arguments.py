@@ -13,6 +13,11 @@ Contract:
   ``mirror_gradients`` does it for each gradient of a derivative's result.
 - ``integer_argument(func, position, value)`` is the ``WrtError`` for an
   int, bool or integer array passed where a derivative is taken.
+- A container object (``srcad.trees``: a dataclass, an object of the user's,
+  a registered container) in a ``wrt`` position stands for its float fields:
+  ``object_paths`` lists them as ``wrt`` entries (``params.W``),
+  ``object_gradient`` builds its gradient (an object of its type) from
+  theirs, and ``object_tangents`` reads a tangent of its type field by field.
 
 Example::
 
@@ -23,12 +28,13 @@ Example::
 from __future__ import annotations
 
 import inspect
-from typing import Callable, Dict, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import numpy as np
 
 from .errors import COMPLEX_WHY, ComplexError, SrcadError, WrtError
 from .frontend.source import unwrap
+from .trees import container_fields, is_container, with_fields
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
 
@@ -67,6 +73,8 @@ def resolve_wrt(func: Callable, wrt: Wrt, bound: int = 0) -> Tuple[Tuple[str, ..
                 raise WrtError(f"wrt={entry!r} names an attribute of {root!r}, which is not a parameter of "
                                f"{label}; name an attribute of a parameter, e.g. wrt='self.W' for a bound "
                                f"method or wrt='params.W' for a parameter named params")
+            name = entry
+        elif entry in parameter_names(func)[0][:bound]:   # a bound method's object, differentiated whole
             name = entry
         else:
             if entry not in positional + keyword and not _reads_from_outside(func, entry):
@@ -166,3 +174,62 @@ def mirror_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, 
     if options.get("with_value"):
         return (result[0], grads)
     return (grads,) + tuple(result[1:]) if options.get("has_aux") else grads
+
+
+def object_paths(name: str, value) -> List[str]:
+    """The ``wrt`` entries a container argument stands for: its float fields, nested containers' too.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> object_paths("params", SimpleNamespace(W=np.ones(2), b=0.5, name="p"))
+        ['params.W', 'params.b']
+    """
+    paths = []
+    for field, held in container_fields(value).items():
+        path = f"{name}.{field}"
+        if not is_container(held) and _holds_container(held):
+            raise WrtError(f"`{path}` holds objects inside a {type(held).__name__}; srcad differentiates the "
+                           f"fields of objects reached by attributes only: name the fields to differentiate in "
+                           f"wrt (e.g. wrt='{name}.W'), or keep those objects in attributes")
+        paths += object_paths(path, held) if is_container(held) else [path]
+    return paths
+
+
+def _holds_container(value) -> bool:
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return any(is_container(item) or _holds_container(item) for item in items)
+
+
+def object_gradient(value, name: str, gradients: Dict[str, object]):
+    """The gradient of container ``value`` (the argument ``name``): of its type, each float field replaced by
+    its gradient in ``gradients`` (by path), the other fields as they are.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> object_gradient(SimpleNamespace(W=1.0, n=3), "p", {"p.W": 2.0})
+        namespace(W=2.0, n=3)
+    """
+    fields = {}
+    for field, held in container_fields(value).items():
+        path = f"{name}.{field}"
+        fields[field] = object_gradient(held, path, gradients) if is_container(held) else \
+            like_structure(gradients[path], held)
+    return with_fields(value, fields)
+
+
+def object_tangents(value, name: str, tangent) -> List:
+    """The tangents of ``object_paths(name, value)``, read from ``tangent``, a container like ``value``."""
+    if type(tangent) is not type(value):
+        raise WrtError(f"the tangent of `{name}` is a {type(tangent).__name__}; pass a "
+                       f"{type(value).__name__} like `{name}` itself, with a tangent in each float field")
+    tangents = []
+    fields = container_fields(tangent)
+    for field, held in container_fields(value).items():
+        if field not in fields:
+            raise WrtError(f"the tangent of `{name}` has no float field `{field}`; give it one shaped like "
+                           f"`{name}.{field}`")
+        tangents += object_tangents(held, f"{name}.{field}", fields[field]) if is_container(held) else \
+            [fields[field]]
+    return tangents

@@ -170,7 +170,7 @@ def _split_bindings(objects):
     for name in sorted(injected):
         value = injected[name]
         callee = getattr(value, "func", None)
-        if value.__class__.__name__ == "Derivative" and callee is not None:
+        if value.__class__.__name__.endswith("Derivative") and callee is not None:
             callee_name = next((n for n, v in objects.items() if v is callee), None)
             if callee_name is not None:   # the module rebuilds it: works from the disk cache too
                 del injected[name]

@@ -231,9 +231,10 @@ class _Resolver(gast.NodeTransformer):
             if target.function is function and _same_objects(target.receivers, receivers):
                 return gast.copy_location(syntax.name(name), func_node)
         owner = function.__qualname__.split(".")[-2] if "." in function.__qualname__ else ""
+        owner = "" if owner == "<locals>" else owner
         preferred = function.__name__.strip("_") or "call"
-        if owner and owner != "<locals>" and not self._free(preferred):
-            preferred = f"{owner}_{preferred}"
+        if owner and (not self._free(preferred) or function.__name__.startswith("__")):
+            preferred = f"{owner}_{preferred}"   # Dense_call for Dense.__call__
         while not self._free(preferred):
             preferred += "_"
         name = self.unit.namer.fresh(preferred)
