@@ -48,12 +48,12 @@ from .frontend import loader, tracebacks
 from .config import config
 from .errors import SrcadError, UnsupportedSyntaxError, located
 from .arguments import (Wrt, integer_argument, mirror_gradients, object_gradient, object_paths, object_tangents,
-                        parameter_names, refused_argument, resolve_wrt)
+                        parameter_names, rebound_call, refused_argument, resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .trees import is_container
 from .frontend.source import parse_function, unwrap
-from .variants import all_scalars, float_ranks, indexes_elements
+from .variants import all_scalars, float_ranks, indexes_elements, regroup, variadic_variant, written_out
 
 MODES = ("reverse", "forward")
 _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
@@ -96,17 +96,21 @@ class Derivative:
         if not inspect.isfunction(func):
             self.wrt, self.as_tuple = (), False
         else:
-            variadic = [p for p in inspect.signature(func).parameters.values()
-                        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if variadic:
-                parsed = parse_function(func)
-                raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
-                              "name each parameter explicitly", parsed.location(parsed.tree))
-            self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
+            variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                           for p in inspect.signature(func).parameters.values())
+            if variadic and not self._requested_options.get("variadic"):
+                self.__class__ = _VariadicDerivative   # a variant per number of arguments and keywords
+                self.wrt, self.as_tuple = (), isinstance(self.requested_wrt, (tuple, list))
+            elif variadic:   # such a variant: wrt names its written-out parameters
+                self.wrt, self.as_tuple = tuple(self.requested_wrt), True
+            else:
+                self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
             if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
                 self.__class__ = _WholeObjectDerivative   # wrt='self': the object's fields, one by one
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
+        if options.get("variadic"):
+            positional += written_out(func, *options["variadic"])[0]
         offset = self._offset = len(self._prefix)   # a bound method's self, a partial's arguments
         self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
                                     if n in positional and positional.index(n) >= offset)
@@ -171,6 +175,10 @@ class Derivative:
             # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
             return result if clean(result) else settled(self, result, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
+            if error.__class__ is TypeError and _raised_binding(error):   # the call does not fit: fit it, or say how
+                args, kwargs = rebound_call(self.func, self._generated, self._offset, self._fixed, self.mode,
+                                            args, kwargs)
+                return self(*args, **kwargs)
             tracebacks.annotate(error)
             raise
 
@@ -340,6 +348,79 @@ class _WholeObjectDerivative(Derivative):
             raise
 
 
+class _VariadicDerivative(Derivative):
+    """A derivative of ``f(*xs, **kw)``: one variant per number of arguments and keywords, whose parameters
+    are written out (``xs_0, xs_1``; ``passes/star_arguments``).  Positional arguments are all f's: the seed
+    and the tangents go by keyword (or through ``srcad.vjp`` and ``srcad.jvp``)."""
+
+    def __call__(self, *args, **kwargs):
+        try:
+            return self.split_call(args, (), kwargs)
+        except Exception as error:
+            tracebacks.annotate(error)
+            raise
+
+    def split_call(self, args: tuple, extras: tuple, kwargs: Dict[str, Any]):
+        """The derivative at f's arguments ``args`` (and ``kwargs``), with the seed or tangents ``extras``."""
+        named, keyword_only = parameter_names(self.func)
+        keywords = [key for key in kwargs if key not in named + keyword_only]
+        variant, plan, names, flat, groups = self._variant(args, keywords)
+        trailing = self._trailing(variant, plan)
+        if set(keywords) & set(trailing):   # the seed or tangents given by keyword, not f's
+            keywords = [key for key in keywords if key not in trailing]
+            variant, plan, names, flat, groups = self._variant(args, keywords)
+            trailing = self._trailing(variant, plan)
+        given = {names.get(key, key): value for key, value in kwargs.items()}
+        given.update(zip(trailing, extras))
+        result = variant(*args, **given)
+        if self.mode == "forward":
+            return result
+        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") else result
+        grads = regroup(grads, flat, groups, self.as_tuple)
+        if self.options.get("with_value"):
+            return result[0], grads
+        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
+
+    def trailing_for(self, arguments: int, keywords) -> list:
+        """The seed's or tangents' names of the variant for a call with ``arguments`` positional arguments and
+        the keywords ``keywords`` (generated code calls it so, passing them by name)."""
+        named, keyword_only = parameter_names(self.func)
+        variant, plan, _, _, _ = self._variant((None,) * arguments, [k for k in keywords if k not in named + keyword_only])
+        return self._trailing(variant, plan)
+
+    def _variant(self, args, keywords):
+        plan, names, flat, groups = variadic_variant(self.func, len(self._prefix), self.requested_wrt, len(args),
+                                                     keywords)
+        variants = self.__dict__.setdefault("_variadic_variants", {})
+        if (plan, flat) not in variants:
+            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
+            variants[(plan, flat)] = Derivative(self._given, flat, self.mode, dict(options, variadic=plan))
+        self._last = variants[(plan, flat)]
+        return self._last, plan, names, flat, groups
+
+    def _trailing(self, variant, plan) -> list:
+        """The variant's parameters after f's written-out ones: the seed or the tangents."""
+        named, keyword_only = parameter_names(self.func)
+        positional, keywords = written_out(self.func, *plan)
+        own = set(named) | set(keyword_only) | set(positional) | set(keywords.values())
+        return [name for name in variant.parameters if name not in own]
+
+    @property
+    def source(self) -> str:
+        """The source of the variant called last (before any call, the one for one argument in ``*xs``)."""
+        return self._shown().source
+
+    @property
+    def parameters(self) -> Tuple[str, ...]:
+        """The parameters of the variant called last (see ``source``)."""
+        return self._shown().parameters
+
+    def _shown(self) -> Derivative:
+        if "_last" not in self.__dict__:
+            self._variant((None,) * (len(parameter_names(self.func)[0]) - len(self._prefix) + 1), ())
+        return self._last
+
+
 def _stale() -> bool:
     """The guard of a derivative not loaded yet."""
     return False
@@ -349,6 +430,14 @@ _NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
 _CONTAINERS = (tuple, list, dict)
 _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
+
+
+def _raised_binding(error: TypeError) -> bool:
+    """Whether ``error`` was raised binding the arguments of the generated function, not inside it."""
+    frame = error.__traceback__
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame.tb_frame.f_code in (Derivative.__call__.__code__, _BINDING_CODE)
 
 
 def _is_method(func) -> bool:
@@ -399,6 +488,9 @@ def _bind(function, prefix: tuple, fixed: Dict[str, Any], func):
         return function(*prefix, *args, **dict(fixed, **kwargs))
     bound.__wrapped__ = function
     return bound
+
+
+_BINDING_CODE = _bind(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__
 
 
 _verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import

@@ -13,6 +13,9 @@ Contract:
   ``mirror_gradients`` does it for each gradient of a derivative's result.
 - ``integer_argument(func, position, value)`` is the ``WrtError`` for an
   int, bool or integer array passed where a derivative is taken.
+- ``rebound_call`` binds the arguments of a derivative's call Python could
+  not bind (the seed or tangents given by position after a function with
+  defaults), or raises the error that says how to call it.
 - A container object (``srcad.trees``: a dataclass, an object of the user's,
   a registered container) in a ``wrt`` position stands for its float fields:
   ``object_paths`` lists them as ``wrt`` entries (``params.W``),
@@ -30,10 +33,11 @@ from __future__ import annotations
 import inspect
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
+import gast
 import numpy as np
 
-from .errors import COMPLEX_WHY, ComplexError, SrcadError, WrtError
-from .frontend.source import unwrap
+from .errors import COMPLEX_WHY, ComplexError, SeedError, SrcadError, WrtError, located
+from .frontend.source import parse_function, unwrap
 from .trees import container_fields, is_container, with_fields
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
@@ -233,3 +237,56 @@ def object_tangents(value, name: str, tangent) -> List:
         tangents += object_tangents(held, f"{name}.{field}", fields[field]) if is_container(held) else \
             [fields[field]]
     return tangents
+
+
+def rebound_call(func: Callable, generated: Callable, offset: int, fixed: Dict, mode: str, args: tuple,
+                 kwargs: Dict) -> Tuple[tuple, Dict]:
+    """The arguments of a call of a derivative that Python could not bind, bound as meant, or the
+    ``SrcadError`` that says how to call it.
+
+    ``generated`` takes ``func``'s parameters (``offset`` of them given already, ``fixed`` by keyword), then
+    the seed or the tangents, which are keyword-only when ``func`` has defaults: positional values past
+    ``func``'s parameters go to them by keyword.  A missing seed of a function returning a tuple is a
+    ``SeedError`` suggesting ``has_aux``.
+
+    Example::
+
+        >>> def f(x, steps=2):
+        ...     return x * steps
+        >>> def df(x, steps=2, *, dx):
+        ...     return dx * steps
+        >>> rebound_call(f, df, 0, {}, "forward", (1.0, 3, 1.0), {})
+        ((1.0, 3), {'dx': 1.0})
+    """
+    positional, keyword = parameter_names(func)
+    visible = [name for name in positional[offset:] if name not in fixed]
+    trailing = [name for name in inspect.signature(generated).parameters if name not in positional + keyword]
+    extra = args[len(visible):]
+    if extra and len(extra) <= len(trailing) and not set(trailing[:len(extra)]) & set(kwargs):
+        return args[:len(visible)], dict(kwargs, **dict(zip(trailing, extra)))
+    label = getattr(func, "__name__", "f")
+    given = set(visible[:len(args)]) | set(kwargs)
+    missing = [name for name in trailing if name not in given
+               and inspect.signature(generated).parameters[name].default is inspect.Parameter.empty]
+    if mode == "reverse" and missing:
+        raise located(SeedError, f"{label} returns several values (a tuple), and a gradient needs one scalar "
+                      f"output (or a seed for each output)",
+                      f"if {label} returns (out, aux) and only `out` is differentiated, use "
+                      f"srcad.grad({label}, has_aux=True); to differentiate every output, call "
+                      f"srcad.autodiff({label}) with {missing[0]}=(...), one seed per output", _returned_at(func))
+    what = "the seed" if mode == "reverse" else "the tangents"
+    shown = ", ".join(visible + [f"{name}=..." for name in trailing])
+    raise WrtError(f"this call of the {mode}-mode derivative of {label} does not fit its parameters "
+                   f"({len(args)} positional argument(s), keywords {sorted(kwargs)}): it takes {label}'s "
+                   f"parameters, then {what} ({', '.join(trailing)}), by keyword when {label} has defaults; "
+                   f"call it as d{label}({shown})")
+
+
+def _returned_at(func: Callable):
+    """Where ``func`` returns (its last ``return``), or None when its source cannot be read."""
+    try:
+        parsed = parse_function(func)
+    except SrcadError:
+        return None
+    returns = [node for node in gast.walk(parsed.tree) if isinstance(node, gast.Return)]
+    return parsed.location(max(returns, key=lambda node: node.lineno)) if returns else None

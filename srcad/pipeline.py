@@ -10,7 +10,7 @@ need.  ``observe(stage_name, source)`` is called after every stage when given
 Example::
 
     >>> PIPELINES["reverse"][:3]
-    ('syntax_check', 'methods', 'inline_calls')
+    ('star_arguments', 'syntax_check', 'methods')
 """
 from __future__ import annotations
 
@@ -45,13 +45,14 @@ from .passes.resolve import Resolve
 from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
 from .passes.strong_zeros import StrongZeros
+from .passes.star_arguments import StarArguments
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
 from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, Methods, InlineCalls, Resolve, GradHooks, Inline, Attributes, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
+PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, GradHooks, Inline, Attributes, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
                                     StrongZeros)}
 
@@ -60,7 +61,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, Methods, InlineCalls, Resolve, 
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "methods", "inline_calls", "resolve", "grad_hooks", "inline", "attributes", "desugar", "mutating_calls", "views",
+_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "grad_hooks", "inline", "attributes", "desugar", "mutating_calls", "views",
           "aliasing", "normalize", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it

@@ -72,7 +72,10 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
         probe = callee if receivers is None else callee.bind(receivers[0])
         # build now: errors surface, recursion is detected
-        extra = probe.parameters[len(parameters) - (receivers is not None):]
+        if hasattr(probe, "trailing_for"):   # g(*xs, **kw): the variant for this call's arguments
+            extra = probe.trailing_for(len(value.args) - (receivers is not None), [k.arg for k in value.keywords])
+        else:
+            extra = probe.parameters[len(parameters) - (receivers is not None):]
     except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
         kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
         raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \
