@@ -33,11 +33,9 @@ Example::
 """
 from __future__ import annotations
 
-import functools
 import inspect
 import numbers
 import threading
-import types
 import weakref
 
 import numpy as np
@@ -46,14 +44,14 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 from . import cache, dependencies
 from .frontend import loader, tracebacks
 from .config import config
-from .errors import SrcadError, UnsupportedSyntaxError, located
-from .arguments import (Wrt, integer_argument, mirror_gradients, object_gradient, object_paths, object_tangents,
+from .errors import SrcadError
+from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
                         parameter_names, rebound_call, refused_argument, resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .trees import is_container
 from .frontend.source import parse_function, unwrap
-from .variants import all_scalars, float_ranks, indexes_elements, regroup, variadic_variant, written_out
+from .variants import all_scalars, float_ranks, indexes_elements, written_out
 
 MODES = ("reverse", "forward")
 _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
@@ -74,7 +72,7 @@ class Derivative:
         self._inner = func if isinstance(func, Derivative) else None   # a derivative of a derivative
         # what is given already: a bound method's object, a functools.partial's arguments
         self._prefix, self._fixed = bound_arguments(func)
-        self.bound_self = self._prefix[0] if _is_method(func) else None
+        self.bound_self = self._prefix[0] if is_method(func) else None
         self.func = unwrap(func)
         if not callable(self.func):
             raise SrcadError(f"{func!r} is not a function")
@@ -99,14 +97,14 @@ class Derivative:
             variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                            for p in inspect.signature(func).parameters.values())
             if variadic and not self._requested_options.get("variadic"):
-                self.__class__ = _VariadicDerivative   # a variant per number of arguments and keywords
+                self.__class__ = _SPECIAL["variadic"]   # a variant per number of arguments and keywords
                 self.wrt, self.as_tuple = (), isinstance(self.requested_wrt, (tuple, list))
             elif variadic:   # such a variant: wrt names its written-out parameters
                 self.wrt, self.as_tuple = tuple(self.requested_wrt), True
             else:
                 self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
             if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
-                self.__class__ = _WholeObjectDerivative   # wrt='self': the object's fields, one by one
+                self.__class__ = _SPECIAL["whole object"]   # wrt='self': the object's fields, one by one
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
         if options.get("variadic"):
@@ -130,7 +128,7 @@ class Derivative:
         try:
             if not self._current():
                 if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
-                    return self._object_call(args, kwargs)   # not built for the whole object: field by field
+                    return _SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
             scalars = self._scalar_variant is not False and not kwargs and args
             if scalars:   # floats only: the quickest way
@@ -159,7 +157,7 @@ class Derivative:
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
-                    return self._object_call(args, kwargs)
+                    return _SPECIAL["objects"](self, args, kwargs)
                 elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
                     # a complex number or array, a str, None...: no real derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
@@ -181,38 +179,6 @@ class Derivative:
                 return self(*args, **kwargs)
             tracebacks.annotate(error)
             raise
-
-    def _object_call(self, args, kwargs):
-        """Containers where f is differentiated (a dataclass, an object holding arrays, the object of a bound
-        method named in wrt): each float field is differentiated (``wrt='params.W'``...) by a variant made per
-        container type, and each gradient comes back as an object of its container's type."""
-        positional = parameter_names(self.func)[0]
-        values = dict(zip(positional, self._prefix + tuple(args)))
-        objects = {name: values[name] for name in self.wrt if name in values and is_container(values[name])}
-        groups = [(name, object_paths(name, objects[name]) if name in objects else [name]) for name in self.wrt]
-        expanded = tuple(path for _, paths in groups for path in paths)
-        variants = self.__dict__.setdefault("_object_variants", {})
-        key = (expanded, tuple(type(value) for value in objects.values()))
-        variant = variants.get(key)
-        if variant is None:
-            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
-            variant = variants[key] = Derivative(self._given, expanded, self.mode, options)
-        variant._examples = objects
-        if self.mode == "forward":   # one tangent per field, by name: they may be keyword-only
-            tangents = []
-            for (name, paths), tangent in zip(groups, args[self._arity:]):
-                tangents += object_tangents(objects[name], name, tangent) if name in objects else [tangent]
-            names = variant.parameters[len(variant.parameters) - len(expanded):]
-            return variant(*args[:self._arity], **dict(zip(names, tangents)), **kwargs)
-        result = variant(*args, **kwargs)
-        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") else result
-        by_path = dict(zip(expanded, grads if len(expanded) > 1 else (grads,)))
-        entries = tuple(object_gradient(objects[name], name, by_path) if name in objects else by_path[name]
-                        for name, _ in groups)
-        grads = entries if self.as_tuple or len(entries) > 1 else entries[0]
-        if self.options.get("with_value"):
-            return result[0], grads
-        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
@@ -315,7 +281,7 @@ class Derivative:
         source, _, _, injected, _ = entry
         function = generated = loader.with_defaults_of(self.func, function)
         if self._prefix or self._fixed:
-            function = _bind(function, self._prefix, self._fixed, self.func)
+            function = bind_arguments(function, self._prefix, self._fixed, self.func)
         extra = [dependencies.binding(self.func, name) for name in injected]
         if self._inner is not None:
             extra.append(("derivative", self._inner, "", self.func))
@@ -337,90 +303,6 @@ class Derivative:
         return True
 
 
-class _WholeObjectDerivative(Derivative):
-    """A derivative with respect to a bound method's object itself (``wrt='self'``): field by field."""
-
-    def __call__(self, *args, **kwargs):
-        try:
-            return self._object_call(args, kwargs)
-        except Exception as error:
-            tracebacks.annotate(error)
-            raise
-
-
-class _VariadicDerivative(Derivative):
-    """A derivative of ``f(*xs, **kw)``: one variant per number of arguments and keywords, whose parameters
-    are written out (``xs_0, xs_1``; ``passes/star_arguments``).  Positional arguments are all f's: the seed
-    and the tangents go by keyword (or through ``srcad.vjp`` and ``srcad.jvp``)."""
-
-    def __call__(self, *args, **kwargs):
-        try:
-            return self.split_call(args, (), kwargs)
-        except Exception as error:
-            tracebacks.annotate(error)
-            raise
-
-    def split_call(self, args: tuple, extras: tuple, kwargs: Dict[str, Any]):
-        """The derivative at f's arguments ``args`` (and ``kwargs``), with the seed or tangents ``extras``."""
-        named, keyword_only = parameter_names(self.func)
-        keywords = [key for key in kwargs if key not in named + keyword_only]
-        variant, plan, names, flat, groups = self._variant(args, keywords)
-        trailing = self._trailing(variant, plan)
-        if set(keywords) & set(trailing):   # the seed or tangents given by keyword, not f's
-            keywords = [key for key in keywords if key not in trailing]
-            variant, plan, names, flat, groups = self._variant(args, keywords)
-            trailing = self._trailing(variant, plan)
-        given = {names.get(key, key): value for key, value in kwargs.items()}
-        given.update(zip(trailing, extras))
-        result = variant(*args, **given)
-        if self.mode == "forward":
-            return result
-        grads = result[1] if self.options.get("with_value") else result[0] if self.options.get("has_aux") else result
-        grads = regroup(grads, flat, groups, self.as_tuple)
-        if self.options.get("with_value"):
-            return result[0], grads
-        return (grads,) + tuple(result[1:]) if self.options.get("has_aux") else grads
-
-    def trailing_for(self, arguments: int, keywords) -> list:
-        """The seed's or tangents' names of the variant for a call with ``arguments`` positional arguments and
-        the keywords ``keywords`` (generated code calls it so, passing them by name)."""
-        named, keyword_only = parameter_names(self.func)
-        variant, plan, _, _, _ = self._variant((None,) * arguments, [k for k in keywords if k not in named + keyword_only])
-        return self._trailing(variant, plan)
-
-    def _variant(self, args, keywords):
-        plan, names, flat, groups = variadic_variant(self.func, len(self._prefix), self.requested_wrt, len(args),
-                                                     keywords)
-        variants = self.__dict__.setdefault("_variadic_variants", {})
-        if (plan, flat) not in variants:
-            options = {k: v for k, v in self.options.items() if k != "tuple_result"}
-            variants[(plan, flat)] = Derivative(self._given, flat, self.mode, dict(options, variadic=plan))
-        self._last = variants[(plan, flat)]
-        return self._last, plan, names, flat, groups
-
-    def _trailing(self, variant, plan) -> list:
-        """The variant's parameters after f's written-out ones: the seed or the tangents."""
-        named, keyword_only = parameter_names(self.func)
-        positional, keywords = written_out(self.func, *plan)
-        own = set(named) | set(keyword_only) | set(positional) | set(keywords.values())
-        return [name for name in variant.parameters if name not in own]
-
-    @property
-    def source(self) -> str:
-        """The source of the variant called last (before any call, the one for one argument in ``*xs``)."""
-        return self._shown().source
-
-    @property
-    def parameters(self) -> Tuple[str, ...]:
-        """The parameters of the variant called last (see ``source``)."""
-        return self._shown().parameters
-
-    def _shown(self) -> Derivative:
-        if "_last" not in self.__dict__:
-            self._variant((None,) * (len(parameter_names(self.func)[0]) - len(self._prefix) + 1), ())
-        return self._last
-
-
 def _stale() -> bool:
     """The guard of a derivative not loaded yet."""
     return False
@@ -440,57 +322,23 @@ def _raised_binding(error: TypeError) -> bool:
     return frame.tb_frame.f_code in (Derivative.__call__.__code__, _BINDING_CODE)
 
 
-def _is_method(func) -> bool:
-    while isinstance(func, functools.partial):
-        func = func.func
-    if isinstance(func, Derivative):
-        return func.bound_self is not None
-    return inspect.ismethod(func)
+_BINDING_CODE = bind_arguments(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__
 
 
-def bound_arguments(func) -> Tuple[tuple, Dict[str, Any]]:
-    """The arguments ``func`` gives its plain function already: a bound method's object, a
-    ``functools.partial``'s positional arguments and keywords (a derivative's, those of what it differentiates).
+_SPECIAL: Dict[str, Any] = {}   # srcad.calling's derivatives called other than with f's arguments, set on import
+
+
+def use_special_calls(kinds: Dict[str, Any]) -> None:
+    """Give the derivatives called other than with f's plain arguments (``srcad.calling`` sets them when srcad
+    is imported): ``"method"`` (per object), ``"objects"`` (containers field by field), ``"whole object"``
+    (``wrt='self'``) and ``"variadic"`` (``f(*xs, **kw)``).
 
     Example::
 
-        >>> import functools
-        >>> def g(x, scale): return x * scale
-        >>> bound_arguments(functools.partial(g, scale=2.0))
-        ((), {'scale': 2.0})
+        >>> from srcad import api, calling
+        >>> api.use_special_calls(calling.KINDS)
     """
-    if isinstance(func, Derivative):
-        return func._prefix, dict(func._fixed)
-    if isinstance(func, functools.partial):
-        prefix, fixed = bound_arguments(func.func)
-        return prefix + tuple(func.args), dict(fixed, **func.keywords)
-    if inspect.ismethod(func):
-        return (func.__self__,), {}
-    return (), {}
-
-
-def _bind(function, prefix: tuple, fixed: Dict[str, Any], func):
-    """The generated ``function`` with ``prefix`` and ``fixed`` given.  Positional arguments past those
-    ``func`` (the function differentiated) still takes positionally are the seed or the tangents: they go by
-    keyword, since the generated function takes them after parameters a partial gives by keyword."""
-    if not fixed:
-        if len(prefix) == 1:
-            return types.MethodType(function, prefix[0])
-        return functools.partial(function, *prefix)
-    positional, keyword = parameter_names(func)
-    visible = len([name for name in positional[len(prefix):] if name not in fixed])
-    trailing = [name for name in inspect.signature(function).parameters if name not in positional + keyword]
-
-    def bound(*args, **kwargs):
-        if len(args) > visible:
-            kwargs = dict(zip(trailing, args[visible:]), **kwargs)
-            args = args[:visible]
-        return function(*prefix, *args, **dict(fixed, **kwargs))
-    bound.__wrapped__ = function
-    return bound
-
-
-_BINDING_CODE = _bind(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__
+    _SPECIAL.update(kinds)
 
 
 _verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import
@@ -549,46 +397,9 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
         return Derivative(func, wrt, mode, options)
     derivative = per_function.get(key)
     if derivative is None:
-        kind = MethodDerivative if options.get("per_receiver") else Derivative
+        kind = _SPECIAL["method"] if options.get("per_receiver") else Derivative
         derivative = per_function[key] = kind(func, wrt, mode, options)
     return derivative
-
-
-class MethodDerivative:
-    """The derivative of a method the generated code calls with its object first, ``dforward(self, x)``:
-    one derivative per object, its bound method's, so calls through ``self`` inside are resolved.
-
-    ``wrt`` counts the object as position 0 (it is never differentiated itself).
-
-    Example::
-
-        dforward = derivative(Model.forward, wrt=1, mode="reverse", per_receiver=True)
-        dx = dforward(model, x, dout=1.0)
-    """
-
-    def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
-        self.func, self.requested_wrt, self.mode, self.options = unwrap(func), wrt, mode, dict(options)
-        shifted = [entry - 1 if isinstance(entry, int) else entry
-                   for entry in (wrt if isinstance(wrt, (tuple, list)) else [wrt])]
-        self._wrt = tuple(shifted) if isinstance(wrt, (tuple, list)) else shifted[0]
-        self._options = {k: v for k, v in options.items() if k != "per_receiver"}
-        self._bound: Dict[int, Tuple[Callable[[], Any], Derivative]] = {}
-
-    def bind(self, obj) -> Derivative:
-        """The derivative of ``obj``'s bound method, made on first use and kept while ``obj`` lives."""
-        entry = self._bound.get(id(obj))
-        if entry is not None and entry[0]() is obj:
-            return entry[1]
-        derivative = Derivative(types.MethodType(self.func, obj), self._wrt, self.mode, self._options)
-        try:
-            alive = weakref.ref(obj, lambda _, key=id(obj), bound=self._bound: bound.pop(key, None))
-        except TypeError:   # not weak-referenceable: kept for the life of this derivative
-            alive = (lambda kept=obj: kept)
-        self._bound[id(obj)] = (alive, derivative)
-        return derivative
-
-    def __call__(self, obj, *args, **kwargs):
-        return self.bind(obj)(*args, **kwargs)
 
 
 def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True):

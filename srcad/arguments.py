@@ -30,7 +30,9 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
+import types
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
 import gast
@@ -290,3 +292,58 @@ def _returned_at(func: Callable):
         return None
     returns = [node for node in gast.walk(parsed.tree) if isinstance(node, gast.Return)]
     return parsed.location(max(returns, key=lambda node: node.lineno)) if returns else None
+
+
+def is_method(func) -> bool:
+    """Whether ``func`` is a bound method (or a partial of one, or a derivative of one)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if _is_derivative(func):
+        return func.bound_self is not None
+    return inspect.ismethod(func)
+
+
+def bound_arguments(func) -> Tuple[tuple, Dict]:
+    """The arguments ``func`` gives its plain function already: a bound method's object, a
+    ``functools.partial``'s positional arguments and keywords (a derivative's, those of what it differentiates).
+
+    Example::
+
+        >>> import functools
+        >>> def g(x, scale): return x * scale
+        >>> bound_arguments(functools.partial(g, scale=2.0))
+        ((), {'scale': 2.0})
+    """
+    if _is_derivative(func):
+        return func._prefix, dict(func._fixed)
+    if isinstance(func, functools.partial):
+        prefix, fixed = bound_arguments(func.func)
+        return prefix + tuple(func.args), dict(fixed, **func.keywords)
+    if inspect.ismethod(func):
+        return (func.__self__,), {}
+    return (), {}
+
+
+def bind_arguments(function, prefix: tuple, fixed: Dict, func):
+    """The generated ``function`` with ``prefix`` and ``fixed`` given.  Positional arguments past those
+    ``func`` (the function differentiated) still takes positionally are the seed or the tangents: they go by
+    keyword, since the generated function takes them after parameters a partial gives by keyword."""
+    if not fixed:
+        if len(prefix) == 1:
+            return types.MethodType(function, prefix[0])
+        return functools.partial(function, *prefix)
+    positional, keyword = parameter_names(func)
+    visible = len([name for name in positional[len(prefix):] if name not in fixed])
+    trailing = [name for name in inspect.signature(function).parameters if name not in positional + keyword]
+
+    def bound(*args, **kwargs):
+        if len(args) > visible:
+            kwargs = dict(zip(trailing, args[visible:]), **kwargs)
+            args = args[:visible]
+        return function(*prefix, *args, **dict(fixed, **kwargs))
+    bound.__wrapped__ = function
+    return bound
+
+
+def _is_derivative(func) -> bool:
+    return hasattr(func, "_prefix") and hasattr(func, "_load")

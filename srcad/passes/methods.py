@@ -211,6 +211,9 @@ class _Resolver(gast.NodeTransformer):
 
     def _receiver_expression(self, func, plans: List[Plan]):
         """The expression a method's first argument is: the object the method was read from."""
+        if isinstance(func, gast.Attribute) and self.scope._is_super(func.value):   # super().forward(x)
+            args = self.scope.tree.args.posonlyargs + self.scope.tree.args.args
+            return gast.copy_location(syntax.name(args[0].id), func)
         if isinstance(func, gast.Attribute):
             base = syntax.clone(func.value)
             owners = self.scope.values(func.value) or ()

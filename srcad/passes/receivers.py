@@ -61,6 +61,14 @@ class Property:
 
 
 @dataclass(frozen=True)
+class Super:
+    """``super()`` in a method of ``cls`` called on ``obj``: attributes are looked up after ``cls``."""
+
+    cls: type
+    obj: object
+
+
+@dataclass(frozen=True)
 class Plan:
     """How a call to one object is differentiated (see the module's contract)."""
 
@@ -86,6 +94,11 @@ def static_attribute(obj, name: str):
     """``obj.name`` as Python reads it, without running user code (see the module's contract)."""
     if isinstance(obj, types.ModuleType):
         return getattr(obj, name, UNKNOWN)
+    if isinstance(obj, Super):   # super().name: the classes after cls in the object's order
+        order = (obj.obj if isinstance(obj.obj, type) else type(obj.obj)).__mro__
+        after = order[order.index(obj.cls) + 1:] if obj.cls in order else ()
+        raw = next((klass.__dict__[name] for klass in after if name in klass.__dict__), UNKNOWN)
+        return UNKNOWN if raw is UNKNOWN else _descriptor(raw, obj.obj)
     owner = obj if isinstance(obj, type) else type(obj)
     try:
         raw = inspect.getattr_static(owner, name)
@@ -97,6 +110,12 @@ def static_attribute(obj, name: str):
         return own[name]
     if raw is UNKNOWN:
         return UNKNOWN   # nowhere, or only ``__getattr__`` would find it
+    return _descriptor(raw, obj)
+
+
+def _descriptor(raw, obj):
+    """What reading a class attribute ``raw`` through ``obj`` (an instance, or a class) gives."""
+    owner = obj if isinstance(obj, type) else type(obj)
     if isinstance(raw, staticmethod):
         return raw.__func__
     if isinstance(raw, classmethod):
@@ -106,7 +125,7 @@ def static_attribute(obj, name: str):
     if isinstance(raw, property):
         return raw if isinstance(obj, type) else Property(raw.fget, obj)
     if isinstance(raw, types.MemberDescriptorType) and not isinstance(obj, type):   # a __slots__ entry
-        return getattr(obj, name, UNKNOWN)
+        return raw.__get__(obj, owner) if hasattr(obj, raw.__name__) else UNKNOWN
     if hasattr(type(raw), "__get__") and not callable(raw):
         return UNKNOWN   # some other descriptor: reading it runs code
     return raw
@@ -221,6 +240,11 @@ class Scope:
                 return None
             found = tuple(static_attribute(base, node.attr) for base in bases)
             return None if any(value is UNKNOWN for value in found) else found
+        if self._is_super(node):
+            cls = self.closure.get("__class__")
+            args = self.tree.args.posonlyargs + self.tree.args.args
+            objects = self.known.get(args[0].id) if args else None
+            return None if cls is None or objects is None else tuple(Super(cls, obj) for obj in objects)
         if isinstance(node, gast.Subscript) and isinstance(node.slice, gast.Constant):
             bases = self.values(node.value)
             if bases is None or not all(isinstance(base, (list, tuple, dict)) for base in bases):
@@ -230,6 +254,12 @@ class Scope:
             except (LookupError, TypeError):
                 return None
         return None
+
+    def _is_super(self, node) -> bool:
+        """Whether ``node`` is ``super()`` (the builtin, with no arguments)."""
+        return (isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "super"
+                and not node.args and not node.keywords and not self.is_local("super")
+                and self.lookup("super") is builtins.super)
 
     def elements(self, node) -> Optional[Tuple]:
         """The items a ``for`` loop over ``node`` may bind, or None."""
@@ -348,7 +378,7 @@ class ObjectWalk:
         owner = value if isinstance(value, type) else type(value)
         if isinstance(own, dict):
             self.entries.append(("absent", own, name, None))   # an instance attribute would hide it
-        for klass in owner.__mro__:
+        for klass in owner.__mro__:   # every class's, since super() reaches past the first
             namespace = klass.__dict__
             if name not in namespace:
                 self.entries.append(("absent", namespace, name, None))
@@ -356,5 +386,5 @@ class ObjectWalk:
             raw = namespace[name]
             self.entries.append(("entry", namespace, name, raw))
             inner = raw.fget if isinstance(raw, property) else getattr(raw, "__func__", raw)
-            self.lines.append(f"{label}.{name} = {type(raw).__name__} {self._visit(inner, names, depth + 1)}")
-            return
+            self.lines.append(f"{label}.{name} = {klass.__qualname__}: {type(raw).__name__} "
+                              f"{self._visit(inner, names, depth + 1)}")
