@@ -22,6 +22,7 @@ Example: with ``wrt=('self.W',)``, ``return np.sum(self.W @ x)`` becomes
 """
 from __future__ import annotations
 
+import inspect
 import types
 from typing import Dict, Optional
 
@@ -156,6 +157,16 @@ class _Rewriter(gast.NodeTransformer):
                               f"read the attribute here and pass its value (e.g. `{differentiated.split(', ')[0]}`), "
                               f"or differentiate with respect to a parameter instead")
 
+    def _unused_store(self, node) -> bool:
+        """Whether ``node`` is the value of ``name = node`` and ``name`` is never read."""
+        parent = self.parents.get(id(node))
+        if not (isinstance(parent, gast.Assign) and parent.value is node and len(parent.targets) == 1
+                and isinstance(parent.targets[0], gast.Name)):
+            return False
+        name = parent.targets[0].id
+        return not any(isinstance(other, gast.Name) and other.id == name and isinstance(other.ctx, gast.Load)
+                       for other in syntax.walk(self.unit.tree))
+
     def _check_read(self, node, path):
         """A read of another attribute of such an object: plain data, not a property or a method."""
         root, *attributes = path.split(".")
@@ -165,8 +176,13 @@ class _Rewriter(gast.NodeTransformer):
         if owner is UNKNOWN:
             return
         value = static_attribute(owner, attributes[-1])
-        if isinstance(value, (Property, types.MethodType)):
-            what = "property" if isinstance(value, Property) else "method"
+        own = getattr(owner, "__dict__", None)
+        hidden = value is UNKNOWN and not (isinstance(own, dict) and attributes[-1] in own) \
+            and inspect.getattr_static(type(owner), attributes[-1], None) is not None
+        if isinstance(value, types.MethodType) and self._unused_store(node):
+            return   # `forward = self.forward`, its calls resolved (methods pass) and inlined: nothing reads it
+        if isinstance(value, (Property, types.MethodType)) or hidden:   # code srcad cannot see may read them
+            what = "property" if isinstance(value, Property) or hidden else "method"
             raise self.unit.error(node, UnsupportedSyntaxError,
                                   f"`{path}` is a {what} of an object whose attributes srcad differentiates, and "
                                   f"srcad could not bring its code into this function",

@@ -44,6 +44,8 @@ Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
 from __future__ import annotations
 
 import inspect
+import keyword
+import re
 import threading
 import types
 from typing import Dict, List, Optional, Set
@@ -123,8 +125,8 @@ def _callees(root: ParsedFunction, unit: Optional[Unit]) -> Dict[str, ParsedFunc
                 continue
             target = targets.get(name)
             parsed = _candidate(func, target.function if target else func.__globals__.get(name))
-            if parsed is not None and unit is not None:
-                _resolve_helper(unit, parsed, target)
+            if parsed is not None and unit is not None and not _resolve_helper(unit, parsed, target):
+                parsed = None   # its calls through objects cannot be resolved here: its derivative is called
             size = len(list(syntax.iter_statements(parsed.tree.body))) if parsed else 0
             if parsed is None or size > MAX_STATEMENTS or total + size > MAX_TOTAL:
                 rejected.add(name)
@@ -139,14 +141,30 @@ def _callees(root: ParsedFunction, unit: Optional[Unit]) -> Dict[str, ParsedFunc
         accepted = {name: parsed for name, parsed in kept.items() if name not in bad}
 
 
-def _resolve_helper(unit: Unit, parsed: ParsedFunction, target) -> None:
-    """Resolve the helper's calls through objects; a method's first parameter stands for its objects."""
+def _resolve_helper(unit: Unit, parsed: ParsedFunction, target) -> bool:
+    """Resolve the helper's calls through objects (a method's first parameter stands for its objects); False
+    when they cannot be (objects that differ in what a call runs): its own derivative, made per object, is
+    called instead."""
     from .methods import resolve_calls   # late: methods reads the helpers' trees through this module
     receivers = {}
     params = parsed.tree.args.args
     if target is not None and target.receivers is not None and params:
         receivers[params[0].id] = target.receivers
-    resolve_calls(unit, parsed, parsed.tree, receivers)
+    try:
+        resolve_calls(unit, parsed, parsed.tree, receivers)
+    except SrcadError:
+        return False
+    if receivers:   # `self` of Dense.__call__ read as `dense` where the call's object is no plain name
+        preferred = re.sub(r"(?<!^)(?=[A-Z])", "_", type(target.receivers[0]).__name__).lower()
+        if preferred.isidentifier() and not keyword.iskeyword(preferred) \
+                and preferred not in syntax.names_in(parsed.tree) and preferred not in func_names(unit):
+            syntax.rename(parsed.tree, {params[0].id: preferred})
+    return True
+
+
+def func_names(unit: Unit) -> Set[str]:
+    """The names f's code uses (a helper's renamed parameter must not read as one of them)."""
+    return syntax.names_in(unit.tree) | set(unit.parsed.func.__globals__)
 
 
 def _candidate(func, value):

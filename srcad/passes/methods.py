@@ -224,6 +224,9 @@ class _Resolver(gast.NodeTransformer):
         values = self.scope.values(func) or ()
         if all(value is plan.receiver for value, plan in zip(values, plans)):   # an object with __call__
             return syntax.clone(func)
+        source = self.scope.sources.get(func.id, []) if isinstance(func, gast.Name) else []
+        if len(source) == 1 and source[0][0] == "value" and isinstance(source[0][1], gast.Attribute):
+            return self._receiver_expression(source[0][1], plans)   # forward = self.forward: self
         return gast.Attribute(value=syntax.clone(func), attr="__self__", ctx=gast.Load())   # a bound method
 
     def _target_name(self, func_node, function, receivers) -> gast.Name:

@@ -184,6 +184,7 @@ class Scope:
     def _bind_locals(self) -> None:
         """Locals every binding of which gives known objects: ``layer = self.dense``, ``for layer in self.layers``."""
         sources: Dict[str, list] = {}
+        self.sources = sources   # name -> [("value", expression) or ("element", iterable)]
         for node in syntax.walk(self.tree):
             if isinstance(node, gast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], gast.Name):
                 sources.setdefault(node.targets[0].id, []).append(("value", node.value))
@@ -305,10 +306,16 @@ class ObjectWalk:
         self._numbers: Dict[int, int] = {}
         self._walked: Dict[int, set] = {}
         self._kept: list = []   # the objects walked, so their ids stay theirs
+        self._objects: list = []   # (user object or class, its label, depth): walked again for new names
 
     def visit(self, roots, names) -> None:
         for root in list(roots):
             self._visit(root, names, depth=0)
+        index = 0
+        while index < len(self._objects):   # objects walked before: the names read since
+            value, label, depth = self._objects[index]
+            self._walk_names(value, label, names, depth)
+            index += 1
 
     def _number(self, value) -> Tuple[int, bool]:
         known = id(value) in self._numbers
@@ -343,13 +350,20 @@ class ObjectWalk:
             return label
         if not is_user_object(value) and not isinstance(value, type):
             return label
+        if new:
+            self._objects.append((value, label, depth))
+            if not isinstance(value, type):
+                self.entries.append(("attribute", value, "__class__", type(value)))
+        self._walk_names(value, label, names, depth)
+        return label
+
+    def _walk_names(self, value, label, names, depth) -> None:
+        """Walk the attributes of ``value`` named in ``names`` that were not walked yet."""
         done = self._walked.setdefault(id(value), set())
-        if not isinstance(value, type):
-            self.entries.append(("attribute", value, "__class__", type(value)))
-        for name in sorted(set(names) - done):
+        wanted = set(names) | ({"__call__"} if callable(value) and not isinstance(value, type) else set())
+        for name in sorted(wanted - done):   # an object called as obj(x) runs its class's __call__
             done.add(name)
             self._attribute(value, label, name, names, depth)
-        return label
 
     def _container(self, value, label, names, depth) -> None:
         items = value.items() if isinstance(value, dict) else enumerate(value)
