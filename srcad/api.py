@@ -33,6 +33,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import threading
@@ -100,7 +101,9 @@ class Derivative:
                 self.__class__ = _SPECIAL["variadic"]   # a variant per number of arguments and keywords
                 self.wrt, self.as_tuple = (), isinstance(self.requested_wrt, (tuple, list))
             elif variadic:   # such a variant: wrt names its written-out parameters
-                self.wrt, self.as_tuple = tuple(self.requested_wrt), True
+                requested = self.requested_wrt
+                self.as_tuple = isinstance(requested, (tuple, list))
+                self.wrt = tuple(requested) if self.as_tuple else (requested,)
             else:
                 self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
             if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
@@ -387,7 +390,7 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
     """The shared ``Derivative`` for these arguments (one per function and options)."""
     options = {key: value for key, value in options.items() if value}   # flags left off are not part of keys
     options["optimize"] = bool(optimize)
-    target = unwrap(func)
+    target = func if isinstance(func, functools.partial) else unwrap(func)   # a partial's arguments are its own
     key = (repr(wrt), mode, tuple(sorted(options.items())))
     try:
         per_function = _BY_FUNCTION.setdefault(target, {})

@@ -261,7 +261,7 @@ def rebound_call(func: Callable, generated: Callable, offset: int, fixed: Dict, 
         ((1.0, 3), {'dx': 1.0})
     """
     positional, keyword = parameter_names(func)
-    visible = [name for name in positional[offset:] if name not in fixed]
+    visible = _visible(positional[offset:], fixed)
     trailing = [name for name in inspect.signature(generated).parameters if name not in positional + keyword]
     extra = args[len(visible):]
     if extra and len(extra) <= len(trailing) and not set(trailing[:len(extra)]) & set(kwargs):
@@ -333,7 +333,7 @@ def bind_arguments(function, prefix: tuple, fixed: Dict, func):
             return types.MethodType(function, prefix[0])
         return functools.partial(function, *prefix)
     positional, keyword = parameter_names(func)
-    visible = len([name for name in positional[len(prefix):] if name not in fixed])
+    visible = len(_visible(positional[len(prefix):], fixed))
     trailing = [name for name in inspect.signature(function).parameters if name not in positional + keyword]
 
     def bound(*args, **kwargs):
@@ -347,3 +347,14 @@ def bind_arguments(function, prefix: tuple, fixed: Dict, func):
 
 def _is_derivative(func) -> bool:
     return hasattr(func, "_prefix") and hasattr(func, "_load")
+
+
+def _visible(positional, fixed) -> List[str]:
+    """The parameters a caller can still pass by position: those before the first one given by keyword
+    (``partial(g, scale=3.0)`` makes the parameters after ``scale`` keyword-only, as Python does)."""
+    visible = []
+    for name in positional:
+        if name in fixed:
+            break
+        visible.append(name)
+    return visible

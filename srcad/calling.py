@@ -35,7 +35,7 @@ import types
 import weakref
 from typing import Any, Callable, Dict, Tuple
 
-from .api import Derivative, use_special_calls
+from .api import Derivative, _derivative, use_special_calls
 from .arguments import Wrt, object_gradient, object_paths, object_tangents, parameter_names
 from .frontend import tracebacks
 from .frontend.source import unwrap
@@ -154,12 +154,17 @@ class VariadicDerivative(Derivative):
             return result
         return _with_gradients(self, result, lambda gradients: regroup(gradients, flat, groups, self.as_tuple))
 
-    def trailing_for(self, arguments: int, keywords) -> list:
-        """The seed's or tangents' names of the variant for a call with ``arguments`` positional arguments and
-        ``keywords`` (generated code calls it so, and passes them by name)."""
+    def variant_for(self, arguments: int, keywords) -> Tuple[Derivative, list]:
+        """The derivative of the variant for a call with ``arguments`` positional arguments and ``keywords``
+        (generated code calls it), and the names of its seed or tangents.  Its ``wrt`` names its written-out
+        parameters, a single one alone (as ``srcad.passes.calls`` expects of a callee's derivative)."""
         named, keyword_only = parameter_names(self.func)
-        variant, plan, _, _, _ = self._variant(arguments, [k for k in keywords if k not in named + keyword_only])
-        return self._trailing(variant, plan)
+        plan, _, flat, _ = variadic_variant(self.func, len(self._prefix), self.requested_wrt, arguments,
+                                            [k for k in keywords if k not in named + keyword_only])
+        options = {k: v for k, v in self.options.items() if k not in ("tuple_result", "optimize")}
+        variant = _derivative(self._given, flat if len(flat) != 1 else flat[0], self.mode,
+                              self.options.get("optimize", True), **dict(options, variadic=plan))
+        return variant, self._trailing(variant, plan)
 
     def _variant(self, arguments: int, keywords):
         plan, names, flat, groups = variadic_variant(self.func, len(self._prefix), self.requested_wrt, arguments,

@@ -72,8 +72,9 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
         probe = callee if receivers is None else callee.bind(receivers[0])
         # build now: errors surface, recursion is detected
-        if hasattr(probe, "trailing_for"):   # g(*xs, **kw): the variant for this call's arguments
-            extra = probe.trailing_for(len(value.args) - (receivers is not None), [k.arg for k in value.keywords])
+        if hasattr(probe, "variant_for"):   # g(*xs, **kw): the derivative of the variant for these arguments
+            callee, extra = probe.variant_for(len(value.args) - (receivers is not None),
+                                              [k.arg for k in value.keywords])
         else:
             extra = probe.parameters[len(parameters) - (receivers is not None):]
     except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)

@@ -158,9 +158,19 @@ class _Expander(gast.NodeTransformer):
             if isinstance(literal, gast.Call) and isinstance(literal.func, gast.Name) and literal.func.id == "dict" \
                     and not literal.args and all(k.arg for k in literal.keywords) \
                     and self.scope.lookup("dict") is dict and not self.scope.is_local("dict"):
+                self._as_literal(literal)
                 return [k.arg for k in literal.keywords]
             return None
         return None   # a global dict's keys may change after the derivative is built
+
+    def _as_literal(self, call) -> None:
+        """``cfg = dict(a=e)`` unpacked with ``**cfg``: made the literal ``{'a': e}`` it builds, which srcad
+        differentiates (read entry by entry)."""
+        keys, values = [syntax.constant(k.arg) for k in call.keywords], [k.value for k in call.keywords]
+        literal = gast.copy_location(gast.Dict(keys=keys, values=values), call)
+        for statement in syntax.walk(self.unit.tree):
+            if isinstance(statement, gast.Assign) and statement.value is call:
+                statement.value = literal
 
     def _unknown(self, value, star: str, example: str):
         spelled = value.id if isinstance(value, gast.Name) else "this value"
