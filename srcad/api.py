@@ -176,12 +176,15 @@ class Derivative:
             # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
             return result if clean(result) else settled(self, result, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
-            if error.__class__ is TypeError and _raised_binding(error):   # the call does not fit: fit it, or say how
-                args, kwargs = rebound_call(self.func, self._generated, self._offset, self._fixed, self.mode,
-                                            args, kwargs)
-                return self(*args, **kwargs)
-            tracebacks.annotate(error)
-            raise
+            if error.__class__ is not TypeError or not _raised_binding(error):
+                tracebacks.annotate(error)
+                raise
+        # the call does not fit the generated function: fit it (the seed after f's defaults), or say how
+        try:
+            args, kwargs = rebound_call(self.func, self._generated, self._offset, self._fixed, self.mode, args, kwargs)
+        except SrcadError as refusal:
+            raise refusal from None
+        return self(*args, **kwargs)
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.

@@ -528,6 +528,15 @@ class Stateful:
             x = act(x)
         return np.sum(x)
 
+    def appends(self, x):
+        acts = self.acts
+        acts.append(np.cos)
+        return np.sum(self.W @ x)
+
+    def fills(self, x):
+        self.W.fill(0.5)
+        return np.sum(self.W @ x)
+
     def leaks(self, x):
         return objects_elsewhere.Layer.energy(self, x)
 
@@ -547,6 +556,8 @@ REFUSALS = [
     (STATEFUL.stores, (), "self.W[0, 0] = x[0]", "attribute", srcad.UnsupportedSyntaxError),
     (STATEFUL.sets, (), "self.y = x * 2.0", "attribute", srcad.UnsupportedSyntaxError),
     (STATEFUL.acts_in_turn, (), "act(x)", "differ", srcad.UnsupportedSyntaxError),
+    (STATEFUL.appends, (), "acts.append(np.cos)", "changes", srcad.UnsupportedSyntaxError),
+    (STATEFUL.fills, (), "self.W.fill(0.5)", "changes", srcad.UnsupportedSyntaxError),
     (STATEFUL.leaks, ("self.W",), "self, x)\n", "used whole", srcad.UnsupportedSyntaxError),
     (Net.loss, (), "self.forward(x)", "bound method", srcad.UnsupportedSyntaxError),
 ]
@@ -584,6 +595,8 @@ def test_an_attribute_store_message_says_how_to_keep_it_outside():
     with pytest.raises(srcad.UnsupportedSyntaxError) as info:
         srcad.grad(STATEFUL.counts)(X)
     assert "self.count" in str(info.value) and "outside the differentiated function" in str(info.value)
+    with pytest.raises(srcad.UnsupportedSyntaxError, match=r"W = self.W.copy\(\)"):
+        srcad.grad(STATEFUL.stores)(X)
 
 
 def test_a_partial_is_differentiated_not_refused():

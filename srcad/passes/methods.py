@@ -24,8 +24,10 @@ known objects) is rewritten after what it runs (``receivers.plan_of``):
 
 Objects that differ in what a call runs (a loop over ``[Dense, Tanh]``)
 raise ``UnsupportedSyntaxError``, as do a method called on ``self`` when
-``self`` is not known (f given as ``Model.loss``, not ``model.loss``) and a
-store into an attribute (``self.count += 1``, ``self.W[0] = v``).  What the
+``self`` is not known (f given as ``Model.loss``, not ``model.loss``), a
+store into an attribute (``self.count += 1``, ``self.W[0] = v``) and a
+mutating method called on what an object holds (``self.layers.append(v)``,
+``self.W.fill(0.0)``).  What the
 resolution relied on is watched by ``srcad.dependencies``, which walks the
 same objects.
 
@@ -46,7 +48,7 @@ from ..errors import UnsupportedSyntaxError, located
 from ..frontend import syntax
 from ..operators import METHODS
 from ..analysis.mutation import MUTATING_METHODS
-from .receivers import Plan, Property, Scope, plan_of
+from .receivers import Plan, Property, Scope, is_user_object, plan_of
 from . import Transformation
 
 _ARRAY_METHODS = frozenset(METHODS) | MUTATING_METHODS | {"T", "real", "imag", "conj", "conjugate", "item",
@@ -113,13 +115,14 @@ def _refuse_attribute_stores(parsed, tree) -> None:
             while isinstance(base, gast.Subscript):
                 base = base.value
             if isinstance(base, gast.Attribute):
-                spelled = _spelled(base)
+                spelled, local = _spelled(base), base.attr
+                hint = (f"store into a copy (`{local} = {spelled}.copy()`, then `{local}[...] = ...`) and use "
+                        f"`{local}`" if base is not target else
+                        f"compute the new value in a local variable (`{local} = ...`) and return it, or change "
+                        f"`{spelled}` outside the differentiated function")
                 raise located(UnsupportedSyntaxError,
                               f"a store into the attribute `{spelled}` is not supported: a derivative would "
-                              f"have to follow the object's state from call to call",
-                              f"compute the new value in a local variable and return it, or change "
-                              f"`{spelled}` outside the differentiated function (e.g. `new = {spelled}.copy()`, "
-                              f"store into `new`, and use `new`)", parsed.location(target))
+                              f"have to follow the object's state from call to call", hint, parsed.location(target))
 
 
 def _spelled(node) -> str:
@@ -139,6 +142,7 @@ class _Resolver(gast.NodeTransformer):
 
     def visit_Call(self, node):
         node = self.generic_visit(node)
+        self._refuse_changing_an_attribute(node)
         values = self.scope.values(node.func)
         if values is None:
             self._refuse_unknown_method(node)
@@ -246,6 +250,24 @@ class _Resolver(gast.NodeTransformer):
         name = self.unit.namer.fresh(preferred)
         targets[name] = wanted
         return gast.copy_location(syntax.name(name), func_node)
+
+    def _refuse_changing_an_attribute(self, node) -> None:
+        """``self.layers.append(v)``, ``self.W.fill(0)``: a change of what an object holds, like a store."""
+        func = node.func
+        if not (isinstance(func, gast.Attribute) and func.attr in MUTATING_METHODS):
+            return
+        held = func.value
+        if isinstance(held, gast.Name):   # layers = self.layers; layers.append(v)
+            source = self.scope.sources.get(held.id, [])
+            held = source[0][1] if len(source) == 1 and source[0][0] == "value" else held
+        if not isinstance(held, gast.Attribute) or not any(
+                is_user_object(owner) for owner in self.scope.values(held.value) or ()):
+            return
+        spelled = _spelled(held)
+        raise self._error(node, f"`{_spelled(func)}(...)` changes `{spelled}`, which an object holds: a "
+                                f"derivative would have to follow the object's state from call to call",
+                          f"work on a copy (`new = {spelled}.copy()`, then `new.{func.attr}(...)`), or make the "
+                          f"change outside the differentiated function")
 
     def _free(self, name: str) -> bool:
         """Whether ``name`` is free in f's scope (the generated module looks names up there first)."""
