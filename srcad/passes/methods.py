@@ -16,7 +16,8 @@ known objects) is rewritten after what it runs (``receivers.plan_of``):
 - a plain function held by an object (``self.act = helper``, a
   staticmethod) becomes a call of that function under such a name;
 - a function with a rule held by an object (``self.act = np.tanh``) stays
-  as written, annotated ``ref`` with that function;
+  as written, annotated ``ref`` with that function (as is any other callable
+  held, so a missing rule is reported by name);
 - ``p(x)`` of a ``functools.partial`` becomes ``p.func(p.args[0], x,
   k=p.keywords['k'])``, itself resolved;
 - a property read of an object whose attributes are differentiated
@@ -160,8 +161,8 @@ class _Resolver(gast.NodeTransformer):
                               "with a __call__ method), or write the calls out one by one")
         if first.kind == "partial":
             return self.visit_Call(self._expand_partial(node, first.function))
-        if first.kind == "rule" and not self.scope.rooted_outside(node.func):
-            syntax.annotate(node.func, "ref", first.function)
+        if first.kind in ("rule", "other") and not self.scope.rooted_outside(node.func):
+            syntax.annotate(node.func, "ref", first.function)   # a function without a rule: reported later
             self.changed = True
         elif first.kind == "function" and not (isinstance(node.func, gast.Name)
                                                 and self.scope.rooted_outside(node.func)):

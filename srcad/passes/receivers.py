@@ -131,6 +131,11 @@ def _descriptor(raw, obj):
     return raw
 
 
+def _has_attributes(value) -> bool:
+    """Whether srcad reads attributes of ``value`` when it builds: a module, a class, a user object, super()."""
+    return isinstance(value, (types.ModuleType, type, Super, functools.partial)) or is_user_object(value)
+
+
 def has_rule(value) -> bool:
     """Whether srcad differentiates a call to ``value`` by a rule (or knows it has no derivative)."""
     try:
@@ -237,8 +242,8 @@ class Scope:
             return None if value is UNKNOWN else (value,)
         if isinstance(node, gast.Attribute):
             bases = self.values(node.value)
-            if bases is None:
-                return None
+            if bases is None or not all(_has_attributes(base) for base in bases):
+                return None   # an array's, a number's methods are the business of the later passes
             found = tuple(static_attribute(base, node.attr) for base in bases)
             return None if any(value is UNKNOWN for value in found) else found
         if self._is_super(node):
