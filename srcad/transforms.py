@@ -29,7 +29,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .api import _derivative, grad
-from .arguments import Wrt, parameter_names, resolve_wrt
+from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
 from .trees import is_container
@@ -134,8 +134,13 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise SrcadError(f"mode={mode!r} is not a jacobian mode; use 'auto', 'forward' or 'reverse'")
-    names, as_tuple = resolve_wrt(unwrap(func), wrt)
-    positional, _ = parameter_names(unwrap(func))
+    given = len(bound_arguments(func)[0])   # a bound method's object, a partial's arguments
+    names, as_tuple = resolve_wrt(unwrap(func), wrt, given)
+    if any("." in name for name in names):
+        raise WrtError(f"jacobian and hessian take arguments by position or name, not attributes "
+                       f"({', '.join(n for n in names if '.' in n)}); pass the attribute as an argument of a "
+                       f"function that sets it, or use srcad.autodiff(f, wrt=...) for its products")
+    positional = parameter_names(unwrap(func))[0][given:]
 
     def jacobian_function(*args):
         out = np.asarray(func(*_copies(args)))

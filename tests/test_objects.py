@@ -604,3 +604,17 @@ def test_a_partial_is_differentiated_not_refused():
     gradient = srcad.grad(part)(Params(W0.copy(), B0.copy()))
     assert isinstance(gradient, Params)
     np.testing.assert_allclose(gradient.b, srcad.grad(params_loss, wrt="params.b")(Params(W0, B0), X))
+
+
+def test_hessian_and_jacobian_of_a_bound_method():
+    net = Net()
+    hessian = srcad.hessian(net.loss)(X)
+    h = 1e-5
+    expected = np.array([(srcad.grad(net.loss)(X + h * e) - srcad.grad(net.loss)(X - h * e)) / (2 * h)
+                         for e in np.eye(X.size)])
+    np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-7)
+    jacobian = srcad.jacobian(net.forward)(X)
+    np.testing.assert_allclose(jacobian, np.array([finite_gradient(lambda v: net.forward(v)[i], X) for i in range(2)]),
+                               rtol=1e-6, atol=1e-8)
+    with pytest.raises(srcad.WrtError, match="not attributes"):
+        srcad.hessian(net.loss, wrt="self.W")
