@@ -6,9 +6,10 @@ Contract:
   pytrees, or a container object: an instance of a class registered with
   ``register_container``, a dataclass, or any other object of a class of the
   user's whose ``__dict__`` holds a pytree.  A container's children are its
-  fields that hold floats, float arrays or pytrees of them
-  (``container_fields``); the others (ints, strings, functions) are kept as
-  they are, like JAX's auxiliary data.  ``with_fields(obj, fields)`` is a
+  fields but those holding ints, strings, functions or integer arrays, which
+  are kept as they are, like JAX's auxiliary data; the fields a gradient is
+  taken of are those holding floats, float arrays or pytrees of them
+  (``container_fields``).  ``with_fields(obj, fields)`` is a
   copy of ``obj`` (of the same type) with those fields replaced.
 - ``register_container(cls, flatten, unflatten)``: ``flatten(obj)`` returns
   ``(fields, aux)``, ``fields`` a dict from attribute name to value (the
@@ -94,6 +95,18 @@ def container_fields(value: Any) -> Dict[str, Any]:
     return {name: field for name, field in _all_fields(value).items() if _carries_floats(field)}
 
 
+def _children(value: Any) -> Dict[str, Any]:
+    """A container's fields as a pytree's children: all but those that hold no number to map (ints, strings,
+    functions...), so trees of other leaves built by ``tree_map`` keep the fields of the tree they came from."""
+    return {name: field for name, field in _all_fields(value).items() if not _static(field)}
+
+
+def _static(value: Any) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind not in "fc"
+    return value is None or isinstance(value, (bool, int, np.integer, str, bytes)) or callable(value)
+
+
 def with_fields(value: Any, fields: Dict[str, Any]) -> Any:
     """A copy of container ``value``, of its type, with ``fields`` replaced (the other fields as they are)."""
     if type(value) in _CONTAINERS:
@@ -131,13 +144,12 @@ def tree_map(fn: Callable[..., Any], tree: Tree, *rest: Tree, path: str = "tree"
         {'x': 6.0, 'y': [12.0, 23.0]}
     """
     if is_container(tree):   # its fields as a dict, rebuilt as a copy of tree
-        fields = container_fields(tree)
+        fields = _children(tree)
         for other in rest:
             if type(other) is not type(tree):
                 raise ValueError(f"structure mismatch at {path}: expected a {type(tree).__name__}, "
                                  f"got {_describe(other)}")
-        mapped = tree_map(fn, fields, *(dict((k, container_fields(o).get(k)) for k in fields) for o in rest),
-                          path=path)
+        mapped = tree_map(fn, fields, *({k: _all_fields(o).get(k) for k in fields} for o in rest), path=path)
         return with_fields(tree, mapped)
     for other in rest:
         same = (_is_leaf(other) if _is_leaf(tree) else
@@ -166,7 +178,7 @@ def tree_leaves(tree: Tree) -> List[Any]:
     if _is_leaf(tree):
         return [tree]
     if is_container(tree):
-        tree = container_fields(tree)
+        tree = _children(tree)
     children = tree.values() if isinstance(tree, dict) else tree
     return [leaf for child in children for leaf in tree_leaves(child)]
 
@@ -174,7 +186,7 @@ def tree_leaves(tree: Tree) -> List[Any]:
 def check_leaves(tree: Tree, path: str) -> None:
     """Raise ``TypeError`` naming the first leaf of ``tree`` that is not an array or a real number."""
     if not _is_leaf(tree):
-        tree = container_fields(tree) if is_container(tree) else tree
+        tree = _children(tree) if is_container(tree) else tree
         for key, child in (tree.items() if isinstance(tree, dict) else enumerate(tree)):
             check_leaves(child, f"{path}[{key!r}]")
     elif isinstance(tree, bool) or not isinstance(tree, (np.ndarray, np.generic, numbers.Real)):

@@ -618,3 +618,14 @@ def test_hessian_and_jacobian_of_a_bound_method():
                                rtol=1e-6, atol=1e-8)
     with pytest.raises(srcad.WrtError, match="not attributes"):
         srcad.hessian(net.loss, wrt="self.W")
+
+
+def test_an_optimiser_trains_a_dataclass_with_its_gradients():
+    params, x = Params(W0.copy(), B0.copy(), name="kept"), X
+    opt = srcad.optim.adam(lr=0.1)
+    state = opt.init(params)
+    start = params_loss(params, x)
+    for _ in range(30):
+        params, state = opt.update(params, srcad.grad(params_loss)(params, x), state)
+    assert isinstance(params, Params) and params.name == "kept" and params.steps == 2
+    assert params_loss(params, x) < 0.05 * start
