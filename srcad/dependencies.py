@@ -58,7 +58,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .frontend.codecheck import code_digest, code_objects
 from .frontend.source import source_fingerprint
-from .passes.receivers import ObjectWalk, holds_code
+from .passes.object_walk import ObjectWalk, holds_code
 from .templates import REGISTRY, is_nondifferentiable, lookup
 
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})

@@ -138,6 +138,23 @@ class Net:
         return np.sum(self.forward(x)) + np.sum(self.dense(x))
 
 
+class Tanh:
+    def __call__(self, x):
+        return np.tanh(x)
+
+
+class Sequential:
+    """MindSpore's SequentialCell: cells of different classes, called in turn."""
+
+    def __init__(self):
+        self.cells = [Dense(W0.copy(), B0.copy()), Tanh(), objects_elsewhere.Layer(0.5 * W0, B0.copy()), np.sin]
+
+    def construct(self, x):
+        for cell in self.cells:
+            x = cell(x)
+        return np.sum(x ** 2)
+
+
 class Child(Net):
     def forward(self, x):
         return super().forward(x) * 2.0 + np.sin(x)
@@ -235,6 +252,7 @@ NET_ROWS = [row(getattr(NET, name), X) for name in (
     "elsewhere", "runs", "alias", "keywords")]
 ROWS = NET_ROWS + [
     row(Child().loss, X),
+    row(Sequential().construct, X),
     row(global_object, X),
     row(bound_in_a_global, X),
     row(partial_of_method, X),
@@ -526,6 +544,8 @@ class Stateful:
     def acts_in_turn(self, x):
         for act in self.acts:
             x = act(x)
+            if x[0] > 10.0:
+                break
         return np.sum(x)
 
     def appends(self, x):
@@ -589,6 +609,8 @@ def test_refusals_name_the_line_the_construct_and_a_fix(function, wrt, needle, w
 def test_objects_inside_a_list_are_not_differentiated_silently():
     with pytest.raises(srcad.WrtError, match="inside a list"):
         srcad.grad(NET.construct, wrt="self")(X)
+    with pytest.raises(srcad.WrtError, match="holds no float"):
+        srcad.grad(Sequential().construct, wrt=("x", "self.cells"))(X)
 
 
 def test_an_attribute_store_message_says_how_to_keep_it_outside():

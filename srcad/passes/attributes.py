@@ -10,7 +10,9 @@ method's ``self``).  ``unit.facts['prologue']`` holds the statements that
 read the attributes (``self_W = self.W``), which the pipeline puts first in
 the generated function.
 
-Anything else that reaches an object holding a differentiated attribute
+An attribute that holds no float when the derivative is built (objects,
+functions, ints) raises ``WrtError``.  Anything else that reaches an object
+holding a differentiated attribute
 raises ``UnsupportedSyntaxError`` at the user's line, because the
 derivative would not see the attribute change: passing the object to a
 function srcad calls through its derivative (a method it does not inline),
@@ -27,8 +29,9 @@ import types
 from typing import Dict, Optional
 
 import gast
+import numpy as np
 
-from ..errors import UnsupportedSyntaxError
+from ..errors import UnsupportedSyntaxError, WrtError
 from ..frontend import syntax
 from .receivers import Property, UNKNOWN, static_attribute
 from . import Transformation
@@ -56,7 +59,10 @@ class Attributes(Transformation):
                                  f"`{root}` is assigned while srcad differentiates its attributes "
                                  f"({', '.join(p for p in paths if p.startswith(root + '.'))})",
                                  f"give the new value another name (`{root}2 = ...`)")
-        rewriter = _Rewriter(unit, aliases, variables, prefixes, _objects(unit, tree))
+        objects = _objects(unit, tree)
+        for path in paths:
+            _check_holds_floats(path, objects)
+        rewriter = _Rewriter(unit, aliases, variables, prefixes, objects)
         tree.body = [rewriter.visit(stmt) for stmt in tree.body]
         unit.facts["wrt_as_given"] = unit.wrt
         unit.wrt = tuple(variables.get(entry, entry) for entry in unit.wrt)
@@ -67,6 +73,29 @@ class Attributes(Transformation):
                 value = gast.Attribute(value=value, attr=attribute, ctx=gast.Load())
             unit.facts["prologue"].append(syntax.assign(variable, value))
         return True
+
+
+def _check_holds_floats(path: str, objects) -> None:
+    """``WrtError`` when the attribute ``path`` names holds no float now (objects, functions, ints)."""
+    root, *attributes = path.split(".")
+    value = objects.get(root, UNKNOWN)
+    for attribute in attributes:
+        value = UNKNOWN if value is UNKNOWN else static_attribute(value, attribute)
+    if value is UNKNOWN or _floats(value):
+        return
+    raise WrtError(f"wrt={path!r} holds no float: it is {type(value).__name__} {value!r:.60}; name attributes "
+                   f"that hold floats or float arrays (an object's own ones, e.g. wrt='{path}.W' for an object "
+                   f"held there)")
+
+
+def _floats(value) -> bool:
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    if isinstance(value, (list, tuple)):
+        return bool(value) and all(_floats(item) for item in value)
+    if isinstance(value, dict):
+        return bool(value) and all(_floats(item) for item in value.values())
+    return isinstance(value, (float, complex, np.floating, np.complexfloating))
 
 
 def _first_store(tree, root):

@@ -23,7 +23,9 @@ known objects) is rewritten after what it runs (``receivers.plan_of``):
 - a property read of an object whose attributes are differentiated
   (``wrt='self.W'``) becomes a call of its getter.
 
-Objects that differ in what a call runs (a loop over ``[Dense, Tanh]``)
+A loop over up to ``MAX_UNROLLED`` objects that differ in what a call runs
+(``for cell in self.cells`` over a Dense, then a Tanh) becomes one copy of
+its body per object; objects that differ otherwise (a loop with ``break``)
 raise ``UnsupportedSyntaxError``, as do a method called on ``self`` when
 ``self`` is not known (f given as ``Model.loss``, not ``model.loss``), a
 store into an attribute (``self.count += 1``, ``self.W[0] = v``) and a
@@ -86,10 +88,84 @@ def resolve_calls(unit, parsed, tree, receivers: Dict[str, Tuple]) -> bool:
     for name in syntax.names_in(tree):
         unit.namer.reserve(name)
     scope = Scope(parsed.func, tree, receivers)
+    if _unroll_mixed_loops(unit, scope, tree):   # one copy of the body per object: each resolved alone
+        scope = Scope(parsed.func, tree, receivers)
     resolver = _Resolver(unit, parsed, scope, _differentiated_objects(unit, scope, tree))
     _refuse_attribute_stores(parsed, tree)
     tree.body = [resolver.visit(stmt) for stmt in tree.body]
     return resolver.changed
+
+
+MAX_UNROLLED = 16
+
+
+def _unroll_mixed_loops(unit, scope, tree) -> bool:
+    """``for layer in self.cells: x = layer(x)`` over objects that differ in what the call runs (a Dense, then
+    a Tanh) becomes one copy of the body per object, ``layer_0 = self.cells[0]`` first: each copy then calls
+    one known function.  Loops with ``break``, ``continue`` or ``else``, or that rebind the loop variable,
+    stay loops (and are refused later when their calls differ)."""
+    changed = False
+
+    def block(statements):
+        nonlocal changed
+        result = []
+        for stmt in statements:
+            for field in ("body", "orelse"):
+                if isinstance(stmt, (gast.If, gast.For, gast.While)):
+                    setattr(stmt, field, block(getattr(stmt, field)))
+            elements = scope.elements(stmt.iter) if isinstance(stmt, gast.For) else None
+            if elements is not None and 0 < len(elements) <= MAX_UNROLLED and _mixed(scope, stmt, elements):
+                result += _copies(unit, stmt, len(elements))
+                changed = True
+            else:
+                result.append(stmt)
+        return result
+
+    tree.body = block(tree.body)
+    return changed
+
+
+def _mixed(scope, loop, elements) -> bool:
+    """Whether a call in ``loop``'s body through its variable runs different functions for ``elements``."""
+    if not isinstance(loop.target, gast.Name) or loop.orelse or any(
+            isinstance(node, (gast.Break, gast.Continue)) for node in syntax.walk(gast.Module(body=loop.body,
+                                                                                          type_ignores=[]))):
+        return False
+    name = loop.target.id
+    if name in syntax.names_in(gast.Module(body=loop.body, type_ignores=[]), gast.Store):
+        return False
+    for node in syntax.walk(gast.Module(body=loop.body, type_ignores=[])):
+        if isinstance(node, gast.Call) and _rooted_at(node.func, name):
+            plans, before = [], scope.known.get(name)
+            for element in elements:
+                scope.known[name] = (element,)
+                values = scope.values(node.func)
+                plans.append(None if values is None else plan_of(values[0]))
+            scope.known.pop(name)
+            if before is not None:
+                scope.known[name] = before
+            if None not in plans and len({(p.kind, id(p.function)) for p in plans}) > 1:
+                return True
+    return False
+
+
+def _rooted_at(node, name: str) -> bool:
+    while isinstance(node, (gast.Attribute, gast.Subscript)):
+        node = node.value
+    return isinstance(node, gast.Name) and node.id == name
+
+
+def _copies(unit, loop, count: int):
+    """The body of ``loop`` once per element, its variable renamed per copy; the variable ends as the last."""
+    name, statements = loop.target.id, []
+    for index in range(count):
+        copy = unit.namer.fresh(f"{name}_{index}")
+        element = gast.Subscript(value=syntax.clone(loop.iter), slice=syntax.constant(index), ctx=gast.Load())
+        statements.append(syntax.set_location(gast.Assign(targets=[syntax.store(copy)], value=element,
+                                                          type_comment=None), loop.lineno))
+        statements += [syntax.rename(syntax.clone(stmt), {name: copy}) for stmt in loop.body]
+    statements.append(syntax.set_location(syntax.assign(name, syntax.name(copy)), loop.lineno))
+    return statements
 
 
 def _differentiated_objects(unit, scope, tree) -> set:
