@@ -279,11 +279,12 @@ class Derivative:
         entry = _MEMORY.get(key)
         if entry is None:
             entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build)
-        function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
+        own = found.made_names(entry[3])   # bound by the build (a method's function), never by the scope
+        function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4], own)
         if function is None:  # the cached module names something the scope no longer has
             entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build,
                                                         fresh=True)
-            function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
+            function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4], own)
         source, _, _, injected, _ = entry
         function = generated = loader.with_defaults_of(self.func, function)
         if self._prefix or self._fixed:

@@ -82,6 +82,7 @@ class Dependencies:
     def __init__(self):
         self.entries: List[Entry] = [("registry", REGISTRY, "", REGISTRY.version)]
         self._lines: List[str] = []
+        self.read_names: set = set()   # every global and free name a function walked reads
 
     def material(self) -> str:
         """The text a cache key hashes (see the module's contract).
@@ -92,6 +93,17 @@ class Dependencies:
             True
         """
         return "\n".join(self._lines)
+
+    def made_names(self, injected: Sequence[str]) -> List[str]:
+        """Of the names a generated module takes from outside, those no function walked reads (the build
+        bound them itself, to a method's function): a global of that name must not stand in for them.
+
+        Example::
+
+            >>> collect(describe).made_names(["isinstance", "forward"])
+            ['forward']
+        """
+        return [name for name in injected if name not in self.read_names]
 
     def check(self, extra: Sequence[Entry] = ()) -> Callable[[], bool]:
         """A function of no arguments: True while nothing recorded (or in ``extra``, kept from now on)
@@ -165,6 +177,7 @@ def _collect_functions(dependencies, pending, index, namespaces, roots, attribut
             f"globals #{namespace} defaults={_describe_values(function.__defaults__)} "
             f"kwdefaults={_describe_values(function.__kwdefaults__)}\n{source_fingerprint(function)}")
         names, chains = reads(code)
+        dependencies.read_names.update(names)
         attribute_names |= _attribute_names(code)
         cells = dict(zip(code.co_freevars, function.__closure__ or ()))
         values = {}

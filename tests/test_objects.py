@@ -651,3 +651,12 @@ def test_an_optimiser_trains_a_dataclass_with_its_gradients():
         params, state = opt.update(params, srcad.grad(params_loss)(params, x), state)
     assert isinstance(params, Params) and params.name == "kept" and params.steps == 2
     assert params_loss(params, x) < 0.05 * start
+
+
+def test_a_global_named_like_a_method_the_build_bound_does_not_stand_in_for_it(monkeypatch):
+    """The generated module calls ``Layer.__call__`` under a name of its own (``Layer_call``): a global of
+    that name, defined later, must not replace it when the module is loaded again."""
+    assert "Layer_call" in srcad.source(NET.elsewhere)
+    monkeypatch.setitem(globals(), "Layer_call", lambda layer, x: 0.0 * x)
+    net = Net()
+    np.testing.assert_allclose(srcad.grad(net.elsewhere)(X), finite_gradient(net.elsewhere, X), rtol=1e-6)
