@@ -30,9 +30,8 @@ raise ``UnsupportedSyntaxError``, as do a method called on ``self`` when
 ``self`` is not known (f given as ``Model.loss``, not ``model.loss``), a
 store into an attribute (``self.count += 1``, ``self.W[0] = v``) and a
 mutating method called on what an object holds (``self.layers.append(v)``,
-``self.W.fill(0.0)``).  What the
-resolution relied on is watched by ``srcad.dependencies``, which walks the
-same objects.
+``self.W.fill(0.0)``).  What the resolution relied on is watched by
+``srcad.dependencies``, which walks the same objects.
 
 Example: with ``model.act = np.tanh``, ``return np.sum(self.act(x))`` in
 ``model.loss`` keeps ``self.act(x)``, differentiated as ``np.tanh(x)``.
@@ -233,8 +232,9 @@ class _Resolver(gast.NodeTransformer):
             raise self._error(node, f"`{_spelled(node.func)}` denotes objects that differ in what a call runs "
                                     f"({', '.join(sorted({_label(p) for p in plans}))}); srcad resolves a call "
                                     f"once for all of them",
-                              "give every object of the loop the same class (wrap a function in a small class "
-                              "with a __call__ method), or write the calls out one by one")
+                              "drop the loop's `break`/`continue` (srcad then writes the loop out once per "
+                              "object, up to 16), give every object the same class, or write the calls out "
+                              "one by one")
         if first.kind == "partial":
             return self.visit_Call(self._expand_partial(node, first.function))
         if first.kind in ("rule", "other") and not self.scope.rooted_outside(node.func):
