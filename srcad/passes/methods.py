@@ -229,12 +229,18 @@ class _Resolver(gast.NodeTransformer):
         first = plans[0]
         same = all(plan.kind == first.kind and plan.function is first.function for plan in plans)
         if not same:
+            root = node.func
+            while isinstance(root, (gast.Attribute, gast.Subscript)):
+                root = root.value
+            looped = isinstance(root, gast.Name) and any(how == "element" for how, _ in
+                                                         self.scope.sources.get(root.id, []))
             raise self._error(node, f"`{_spelled(node.func)}` denotes objects that differ in what a call runs "
                                     f"({', '.join(sorted({_label(p) for p in plans}))}); srcad resolves a call "
                                     f"once for all of them",
                               "drop the loop's `break`/`continue` (srcad then writes the loop out once per "
-                              "object, up to 16), give every object the same class, or write the calls out "
-                              "one by one")
+                              "object, up to 16), or give every object the same class" if looped else
+                              "call each object where it is chosen (in its own branch), or give them the "
+                              "same class")
         if first.kind == "partial":
             return self.visit_Call(self._expand_partial(node, first.function))
         if first.kind in ("rule", "other") and not self.scope.rooted_outside(node.func):
