@@ -20,7 +20,7 @@ circle (``tests/test_layers.py`` holds the code to this list):
 6. ``passes/``: one module per pass, and the pieces reverse and forward mode share
 7. ``pipeline``: the order passes run in, as data, and the driver that runs them
 8. ``kernels/``: index-notation kernels, a small compiler of their own
-9. ``api``, ``arguments``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``__init__``: the public API
+9. ``api``, ``arguments``, ``calling``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``__init__``: the public API
 10. ``cli``, ``__main__``: the command line
 
 From ``pipeline.py`` a reader reaches a rule in three hops: the pipeline names
@@ -33,16 +33,18 @@ from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
 from .config import config
 from . import verify as _verify  # the verify switch: srcad.config.verify
+from . import calling as _calling  # derivatives called per object, per container, per number of arguments
 from .runtime import insert_grad_of, stop_gradient
 from .errors import (AliasingError, ComplexError, MissingTemplateError, SeedError, SourceUnavailableError,
                      SrcadError, StaleSourceError, UnsupportedSyntaxError, VerificationError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
 from . import optim
+from .trees import register_container
 import grad_templates as _grad_templates  # registers the built-in rules
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient",
            "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d", "check_grads",
            "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError", "StaleSourceError",
            "MissingTemplateError", "WrtError", "SeedError", "ComplexError", "VerificationError", "config",
-           "__version__"]
+           "register_container", "__version__"]

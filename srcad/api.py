@@ -33,6 +33,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
 import numbers
 import threading
@@ -44,14 +45,15 @@ from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 from . import cache, dependencies
 from .frontend import loader, tracebacks
 from .config import config
-from .errors import SrcadError, UnsupportedSyntaxError, located
-from .arguments import (Wrt, integer_argument, mirror_gradients, parameter_names, refused_argument,
-                        resolve_wrt)
+from .errors import SrcadError
+from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
+                        parameter_names, rebound_call, refused_argument, resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
+from .trees import is_container
 from .frontend.source import parse_function, unwrap
-from .variants import all_scalars, float_ranks, indexes_elements
+from .variants import all_scalars, float_ranks, indexes_elements, written_out
 
 MODES = ("reverse", "forward")
 _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
@@ -68,9 +70,11 @@ class Derivative:
     def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
         if mode not in MODES:
             raise SrcadError(f"mode={mode!r} is not a mode; use 'reverse' or 'forward'")
-        self.bound_self = getattr(func, "__self__", None) if inspect.ismethod(func) else None
         self._given = func
         self._inner = func if isinstance(func, Derivative) else None   # a derivative of a derivative
+        # what is given already: a bound method's object, a functools.partial's arguments
+        self._prefix, self._fixed = bound_arguments(func)
+        self.bound_self = self._prefix[0] if is_method(func) else None
         self.func = unwrap(func)
         if not callable(self.func):
             raise SrcadError(f"{func!r} is not a function")
@@ -92,36 +96,45 @@ class Derivative:
         if not inspect.isfunction(func):
             self.wrt, self.as_tuple = (), False
         else:
-            variadic = [p for p in inspect.signature(func).parameters.values()
-                        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
-            if variadic:
-                parsed = parse_function(func)
-                raise located(UnsupportedSyntaxError, f"the parameter `{variadic[0]}` is not supported",
-                              "name each parameter explicitly", parsed.location(parsed.tree))
-            self.wrt, self.as_tuple = resolve_wrt(self._given if inspect.ismethod(self._given) else func,
-                                                  self.requested_wrt)
+            variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+                           for p in inspect.signature(func).parameters.values())
+            if variadic and not self._requested_options.get("variadic"):
+                self.__class__ = _SPECIAL["variadic"]   # a variant per number of arguments and keywords
+                self.wrt, self.as_tuple = (), isinstance(self.requested_wrt, (tuple, list))
+            elif variadic:   # such a variant: wrt names its written-out parameters
+                requested = self.requested_wrt
+                self.as_tuple = isinstance(requested, (tuple, list))
+                self.wrt = tuple(requested) if self.as_tuple else (requested,)
+            else:
+                self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
+            if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
+                self.__class__ = _SPECIAL["whole object"]   # wrt='self': the object's fields, one by one
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
-        offset = self._offset = 1 if self.bound_self is not None else 0   # a bound method's self
+        if options.get("variadic"):
+            positional += written_out(func, *options["variadic"])[0]
+        offset = self._offset = len(self._prefix)   # a bound method's self, a partial's arguments
         self._wrt_positions = tuple(positional.index(n) - offset for n in self.wrt
                                     if n in positional and positional.index(n) >= offset)
         self.options = dict(options, tuple_result=self.as_tuple)
         # None unless f changes a parameter in place: then f(a, a) is refused (srcad.shared_arguments)
         self._shared_check = shared_arguments_check(func, offset) if inspect.isfunction(func) else None
         # None: build on the first all-scalar call; False: never (this is that variant, or a method)
-        self._scalar_variant = False if options.get("scalar_params") or self.bound_self is not None else None
+        self._scalar_variant = False if options.get("scalar_params") or offset or self._fixed else None
         self._scalar_function: Optional[Callable] = None
         self._scalar_generation = -1
         # None: decide on the first array call; False: never; else {argument ranks: variant}
         self._arity = len(positional) - offset
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
-            or self.bound_self is not None else None
+            or offset or self._fixed else None
 
     def __call__(self, *args, **kwargs):
         if config.verify and _verifier is not None and not VERIFYING.active:
             return _verifier(self, args, kwargs)
         try:
             if not self._current():
+                if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
+                    return _SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
             scalars = self._scalar_variant is not False and not kwargs and args
             if scalars:   # floats only: the quickest way
@@ -151,6 +164,8 @@ class Derivative:
                     raise integer_argument(self.func, position + self._offset, args[position])
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
+                elif is_container(args[position]):   # a dataclass, an object holding arrays
+                    return _SPECIAL["objects"](self, args, kwargs)
                 elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
                     # a complex number or array, a str, None...: no real derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
@@ -166,8 +181,15 @@ class Derivative:
             # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
             return result if clean(result) else settled(self, result, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
-            tracebacks.annotate(error)
-            raise
+            if error.__class__ is not TypeError or not _raised_binding(error):
+                tracebacks.annotate(error)
+                raise
+        # the call does not fit the generated function: fit it (the seed after f's defaults), or say how
+        try:
+            args, kwargs = rebound_call(self.func, self._generated, self._offset, self._fixed, self.mode, args, kwargs)
+        except SrcadError as refusal:
+            raise refusal from None
+        return self(*args, **kwargs)
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
@@ -183,7 +205,7 @@ class Derivative:
 
     def primal(self) -> Callable:
         """The function this derivative differentiates, as the user calls it (a bound method bound)."""
-        return self._given if self.bound_self is not None else self._source_function()
+        return self._given if (self._prefix or self._fixed) and self._inner is None else self._source_function()
 
     def _scalar_function_now(self):
         """The all-scalar variant's function, (re)built when missing or loaded for an older generation."""
@@ -221,6 +243,7 @@ class Derivative:
         return variant._compiled
 
     _loaded_for = -1   # for a rank variant: the generation of the derivative it was loaded for
+    _examples: Optional[Dict[str, Any]] = None   # for a variant differentiating containers: one of each
 
     def _source_function(self):
         """What a variant differentiates: f, or the derivative f is (which may be rebuilt)."""
@@ -228,11 +251,13 @@ class Derivative:
 
     @property
     def parameters(self) -> Tuple[str, ...]:
-        """The generated function's parameter names (f's, then the seed or the tangents)."""
+        """The generated function's parameter names (f's, then the seed or the tangents), but for those
+        given already (a bound method's ``self``, a partial's arguments)."""
         if not self._current():
             self._load()
-        function = self._compiled
-        return tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
+        function = self._generated
+        names = tuple(inspect.signature(getattr(function, "__wrapped__", function)).parameters)
+        return tuple(name for name in names[len(self._prefix):] if name not in self._fixed)
 
     @property
     def source(self) -> str:
@@ -249,22 +274,26 @@ class Derivative:
             self.func = unwrap(self._inner)   # the inner derivative's function as it is now
         if not inspect.isfunction(self.func):
             parse_function(self.func)   # raises SourceUnavailableError with the fix
-        found = dependencies.collect(self.func)
+        found = dependencies.collect(self.func, receiver=self.bound_self)
         if self.func.__code__ is not self._signature_code or self.func is not self._signature_function:
             self._read_signature()   # autoreload replaced the code, or the inner derivative was rebuilt
         key = cache.disk_key(self.func, self.wrt, self.mode, self.options, found)
+        # a bound method's object is known when its derivative is built (its key covers what it holds), and so
+        # are containers differentiated field by field (their variants are made per type)
+        building = dict(self.options, receiver=self.bound_self, examples=self._examples)
         entry = _MEMORY.get(key)
         if entry is None:
-            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build)
-        function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build)
+        own = found.made_names(entry[3])   # bound by the build (a method's function), never by the scope
+        function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4], own)
         if function is None:  # the cached module names something the scope no longer has
-            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, self.options, build,
-                                                                fresh=True)
-            function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4])
+            entry = _MEMORY[key] = cache.compiled_entry(self.func, key, self.wrt, self.mode, building, build,
+                                                        fresh=True)
+            function = loader.instantiate(entry[1], entry[2], entry[3], self.func, entry[4], own)
         source, _, _, injected, _ = entry
         function = generated = loader.with_defaults_of(self.func, function)
-        if self.bound_self is not None:
-            function = _bind(function, self.bound_self)
+        if self._prefix or self._fixed:
+            function = bind_arguments(function, self._prefix, self._fixed, self.func)
         extra = [dependencies.binding(self.func, name) for name in injected]
         if self._inner is not None:
             extra.append(("derivative", self._inner, "", self.func))
@@ -297,10 +326,31 @@ _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 
 
-def _bind(function, obj):
-    def bound(*args, **kwargs):
-        return function(obj, *args, **kwargs)
-    return bound
+def _raised_binding(error: TypeError) -> bool:
+    """Whether ``error`` was raised binding the arguments of the generated function, not inside it."""
+    frame = error.__traceback__
+    while frame.tb_next is not None:
+        frame = frame.tb_next
+    return frame.tb_frame.f_code in (Derivative.__call__.__code__, _BINDING_CODE)
+
+
+_BINDING_CODE = bind_arguments(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__
+
+
+_SPECIAL: Dict[str, Any] = {}   # srcad.calling's derivatives called other than with f's arguments, set on import
+
+
+def use_special_calls(kinds: Dict[str, Any]) -> None:
+    """Give the derivatives called other than with f's plain arguments (``srcad.calling`` sets them when srcad
+    is imported): ``"method"`` (per object), ``"objects"`` (containers field by field), ``"whole object"``
+    (``wrt='self'``) and ``"variadic"`` (``f(*xs, **kw)``).
+
+    Example::
+
+        >>> from srcad import api, calling
+        >>> api.use_special_calls(calling.KINDS)
+    """
+    _SPECIAL.update(kinds)
 
 
 _verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import
@@ -349,7 +399,7 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
     """The shared ``Derivative`` for these arguments (one per function and options)."""
     options = {key: value for key, value in options.items() if value}   # flags left off are not part of keys
     options["optimize"] = bool(optimize)
-    target = unwrap(func)
+    target = func if isinstance(func, functools.partial) else unwrap(func)   # a partial's arguments are its own
     key = (repr(wrt), mode, tuple(sorted(options.items())))
     try:
         per_function = _BY_FUNCTION.setdefault(target, {})
@@ -359,7 +409,8 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
         return Derivative(func, wrt, mode, options)
     derivative = per_function.get(key)
     if derivative is None:
-        derivative = per_function[key] = Derivative(func, wrt, mode, options)
+        kind = _SPECIAL["method"] if options.get("per_receiver") else Derivative
+        derivative = per_function[key] = kind(func, wrt, mode, options)
     return derivative
 
 

@@ -13,6 +13,14 @@ Contract:
   ``mirror_gradients`` does it for each gradient of a derivative's result.
 - ``integer_argument(func, position, value)`` is the ``WrtError`` for an
   int, bool or integer array passed where a derivative is taken.
+- ``rebound_call`` binds the arguments of a derivative's call Python could
+  not bind (the seed or tangents given by position after a function with
+  defaults), or raises the error that says how to call it.
+- A container object (``srcad.trees``: a dataclass, an object of the user's,
+  a registered container) in a ``wrt`` position stands for its float fields:
+  ``object_paths`` lists them as ``wrt`` entries (``params.W``),
+  ``object_gradient`` builds its gradient (an object of its type) from
+  theirs, and ``object_tangents`` reads a tangent of its type field by field.
 
 Example::
 
@@ -22,13 +30,17 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
-from typing import Callable, Dict, Sequence, Tuple, Union
+import types
+from typing import Callable, Dict, List, Sequence, Tuple, Union
 
+import gast
 import numpy as np
 
-from .errors import COMPLEX_WHY, ComplexError, SrcadError, WrtError
-from .frontend.source import unwrap
+from .errors import COMPLEX_WHY, ComplexError, SeedError, SrcadError, WrtError, located
+from .frontend.source import parse_function, unwrap
+from .trees import container_fields, is_container, with_fields
 
 Wrt = Union[int, str, Sequence[Union[int, str]]]
 
@@ -42,9 +54,11 @@ def parameter_names(func: Callable) -> Tuple[Tuple[str, ...], Tuple[str, ...]]:
     return positional, keyword
 
 
-def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
-    """The parameter names ``wrt`` denotes, and whether the result is a tuple."""
+def resolve_wrt(func: Callable, wrt: Wrt, bound: int = 0) -> Tuple[Tuple[str, ...], bool]:
+    """The parameter names ``wrt`` denotes, and whether the result is a tuple; ``bound`` leading positional
+    parameters are given already (a bound method's ``self``, a ``functools.partial``'s arguments)."""
     positional, keyword = parameter_names(func)
+    positional = positional[bound:]
     label = f"{getattr(func, '__name__', 'f')}({', '.join(positional + keyword)})"
     as_tuple = isinstance(wrt, (tuple, list))
     entries = list(wrt) if as_tuple else [wrt]
@@ -59,6 +73,15 @@ def resolve_wrt(func: Callable, wrt: Wrt) -> Tuple[Tuple[str, ...], bool]:
                 raise WrtError(f"wrt={entry} is out of range: {label} has {len(positional)} positional "
                                f"parameter(s), so use 0..{len(positional) - 1} or a name")
             name = positional[entry]
+        elif "." in entry:   # an attribute of a parameter: "self.W", "params.W"
+            root, *path = entry.split(".")
+            if root not in parameter_names(func)[0] + keyword or not all(part.isidentifier() for part in path):
+                raise WrtError(f"wrt={entry!r} names an attribute of {root!r}, which is not a parameter of "
+                               f"{label}; name an attribute of a parameter, e.g. wrt='self.W' for a bound "
+                               f"method or wrt='params.W' for a parameter named params")
+            name = entry
+        elif entry in parameter_names(func)[0][:bound]:   # a bound method's object, differentiated whole
+            name = entry
         else:
             if entry not in positional + keyword and not _reads_from_outside(func, entry):
                 raise WrtError(f"wrt={entry!r} is neither a parameter of {label} nor a global or closure "
@@ -157,3 +180,181 @@ def mirror_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, 
     if options.get("with_value"):
         return (result[0], grads)
     return (grads,) + tuple(result[1:]) if options.get("has_aux") else grads
+
+
+def object_paths(name: str, value) -> List[str]:
+    """The ``wrt`` entries a container argument stands for: its float fields, nested containers' too.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> object_paths("params", SimpleNamespace(W=np.ones(2), b=0.5, name="p"))
+        ['params.W', 'params.b']
+    """
+    paths = []
+    for field, held in container_fields(value).items():
+        path = f"{name}.{field}"
+        if not is_container(held) and _holds_container(held):
+            raise WrtError(f"`{path}` holds objects inside a {type(held).__name__}; srcad differentiates the "
+                           f"fields of objects reached by attributes only: name the fields to differentiate in "
+                           f"wrt (e.g. wrt='{name}.W'), or keep those objects in attributes")
+        paths += object_paths(path, held) if is_container(held) else [path]
+    return paths
+
+
+def _holds_container(value) -> bool:
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+    return any(is_container(item) or _holds_container(item) for item in items)
+
+
+def object_gradient(value, name: str, gradients: Dict[str, object]):
+    """The gradient of container ``value`` (the argument ``name``): of its type, each float field replaced by
+    its gradient in ``gradients`` (by path), the other fields as they are.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> object_gradient(SimpleNamespace(W=1.0, n=3), "p", {"p.W": 2.0})
+        namespace(W=2.0, n=3)
+    """
+    fields = {}
+    for field, held in container_fields(value).items():
+        path = f"{name}.{field}"
+        fields[field] = object_gradient(held, path, gradients) if is_container(held) else \
+            like_structure(gradients[path], held)
+    return with_fields(value, fields)
+
+
+def object_tangents(value, name: str, tangent) -> List:
+    """The tangents of ``object_paths(name, value)``, read from ``tangent``, a container like ``value``."""
+    if type(tangent) is not type(value):
+        raise WrtError(f"the tangent of `{name}` is a {type(tangent).__name__}; pass a "
+                       f"{type(value).__name__} like `{name}` itself, with a tangent in each float field")
+    tangents = []
+    fields = container_fields(tangent)
+    for field, held in container_fields(value).items():
+        if field not in fields:
+            raise WrtError(f"the tangent of `{name}` has no float field `{field}`; give it one shaped like "
+                           f"`{name}.{field}`")
+        tangents += object_tangents(held, f"{name}.{field}", fields[field]) if is_container(held) else \
+            [fields[field]]
+    return tangents
+
+
+def rebound_call(func: Callable, generated: Callable, offset: int, fixed: Dict, mode: str, args: tuple,
+                 kwargs: Dict) -> Tuple[tuple, Dict]:
+    """The arguments of a call of a derivative that Python could not bind, bound as meant, or the
+    ``SrcadError`` that says how to call it.
+
+    ``generated`` takes ``func``'s parameters (``offset`` of them given already, ``fixed`` by keyword), then
+    the seed or the tangents, which are keyword-only when ``func`` has defaults: positional values past
+    ``func``'s parameters go to them by keyword.  A missing seed of a function returning a tuple is a
+    ``SeedError`` suggesting ``has_aux``.
+
+    Example::
+
+        >>> def f(x, steps=2):
+        ...     return x * steps
+        >>> def df(x, steps=2, *, dx):
+        ...     return dx * steps
+        >>> rebound_call(f, df, 0, {}, "forward", (1.0, 3, 1.0), {})
+        ((1.0, 3), {'dx': 1.0})
+    """
+    positional, keyword = parameter_names(func)
+    visible = _visible(positional[offset:], fixed)
+    trailing = [name for name in inspect.signature(generated).parameters if name not in positional + keyword]
+    extra = args[len(visible):]
+    if extra and len(extra) <= len(trailing) and not set(trailing[:len(extra)]) & set(kwargs):
+        return args[:len(visible)], dict(kwargs, **dict(zip(trailing, extra)))
+    label = getattr(func, "__name__", "f")
+    given = set(visible[:len(args)]) | set(kwargs)
+    missing = [name for name in trailing if name not in given
+               and inspect.signature(generated).parameters[name].default is inspect.Parameter.empty]
+    if mode == "reverse" and missing:
+        raise located(SeedError, f"{label} returns several values (a tuple), and a gradient needs one scalar "
+                      f"output (or a seed for each output)",
+                      f"if {label} returns (out, aux) and only `out` is differentiated, use "
+                      f"srcad.grad({label}, has_aux=True); to differentiate every output, call "
+                      f"srcad.autodiff({label}) with {missing[0]}=(...), one seed per output", _returned_at(func))
+    what = "the seed" if mode == "reverse" else "the tangents"
+    shown = ", ".join(visible + [f"{name}=..." for name in trailing])
+    raise WrtError(f"this call of the {mode}-mode derivative of {label} does not fit its parameters "
+                   f"({len(args)} positional argument(s), keywords {sorted(kwargs)}): it takes {label}'s "
+                   f"parameters, then {what} ({', '.join(trailing)}), by keyword when {label} has defaults; "
+                   f"call it as d{label}({shown})")
+
+
+def _returned_at(func: Callable):
+    """Where ``func`` returns (its last ``return``), or None when its source cannot be read."""
+    try:
+        parsed = parse_function(func)
+    except SrcadError:
+        return None
+    returns = [node for node in gast.walk(parsed.tree) if isinstance(node, gast.Return)]
+    return parsed.location(max(returns, key=lambda node: node.lineno)) if returns else None
+
+
+def is_method(func) -> bool:
+    """Whether ``func`` is a bound method (or a partial of one, or a derivative of one)."""
+    while isinstance(func, functools.partial):
+        func = func.func
+    if _is_derivative(func):
+        return func.bound_self is not None
+    return inspect.ismethod(func)
+
+
+def bound_arguments(func) -> Tuple[tuple, Dict]:
+    """The arguments ``func`` gives its plain function already: a bound method's object, a
+    ``functools.partial``'s positional arguments and keywords (a derivative's, those of what it differentiates).
+
+    Example::
+
+        >>> import functools
+        >>> def g(x, scale): return x * scale
+        >>> bound_arguments(functools.partial(g, scale=2.0))
+        ((), {'scale': 2.0})
+    """
+    if _is_derivative(func):
+        return func._prefix, dict(func._fixed)
+    if isinstance(func, functools.partial):
+        prefix, fixed = bound_arguments(func.func)
+        return prefix + tuple(func.args), dict(fixed, **func.keywords)
+    if inspect.ismethod(func):
+        return (func.__self__,), {}
+    return (), {}
+
+
+def bind_arguments(function, prefix: tuple, fixed: Dict, func):
+    """The generated ``function`` with ``prefix`` and ``fixed`` given.  Positional arguments past those
+    ``func`` (the function differentiated) still takes positionally are the seed or the tangents: they go by
+    keyword, since the generated function takes them after parameters a partial gives by keyword."""
+    if not fixed:
+        if len(prefix) == 1:
+            return types.MethodType(function, prefix[0])
+        return functools.partial(function, *prefix)
+    positional, keyword = parameter_names(func)
+    visible = len(_visible(positional[len(prefix):], fixed))
+    trailing = [name for name in inspect.signature(function).parameters if name not in positional + keyword]
+
+    def bound(*args, **kwargs):
+        if len(args) > visible:
+            kwargs = dict(zip(trailing, args[visible:]), **kwargs)
+            args = args[:visible]
+        return function(*prefix, *args, **dict(fixed, **kwargs))
+    bound.__wrapped__ = function
+    return bound
+
+
+def _is_derivative(func) -> bool:
+    return hasattr(func, "_prefix") and hasattr(func, "_load")
+
+
+def _visible(positional, fixed) -> List[str]:
+    """The parameters a caller can still pass by position: those before the first one given by keyword
+    (``partial(g, scale=3.0)`` makes the parameters after ``scale`` keyword-only, as Python does)."""
+    visible = []
+    for name in positional:
+        if name in fixed:
+            break
+        visible.append(name)
+    return visible

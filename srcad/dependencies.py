@@ -58,6 +58,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .frontend.codecheck import code_digest, code_objects
 from .frontend.source import source_fingerprint
+from .passes.object_walk import ObjectWalk, holds_code
 from .templates import REGISTRY, is_nondifferentiable, lookup
 
 _GLOBAL_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
@@ -70,6 +71,7 @@ _GUARD = {   # how the guard function tests each kind of entry
     "global": "{h}[{name!r}] is {v}", "absent": "{name!r} not in {h}", "cell": "{h}.cell_contents is {v}",
     "attribute": "{h}.{name} is {v}", "registry": "{h}.version == {v}",
     "derivative": "{h}._current() and {h}._compiled is {v}",
+    "entry": "{h}[{name!r}] is {v}", "item": "{h}[{name}] is {v}", "length": "len({h}) == {v}",
 }
 Entry = Tuple[str, object, str, object]   # (kind, holder, name, value)
 
@@ -80,6 +82,7 @@ class Dependencies:
     def __init__(self):
         self.entries: List[Entry] = [("registry", REGISTRY, "", REGISTRY.version)]
         self._lines: List[str] = []
+        self.read_names: set = set()   # every global and free name a function walked reads
 
     def material(self) -> str:
         """The text a cache key hashes (see the module's contract).
@@ -90,6 +93,17 @@ class Dependencies:
             True
         """
         return "\n".join(self._lines)
+
+    def made_names(self, injected: Sequence[str]) -> List[str]:
+        """Of the names a generated module takes from outside, those no function walked reads (the build
+        bound them itself, to a method's function): a global of that name must not stand in for them.
+
+        Example::
+
+            >>> collect(describe).made_names(["isinstance", "forward"])
+            ['forward']
+        """
+        return [name for name in injected if name not in self.read_names]
 
     def check(self, extra: Sequence[Entry] = ()) -> Callable[[], bool]:
         """A function of no arguments: True while nothing recorded (or in ``extra``, kept from now on)
@@ -126,8 +140,9 @@ class Dependencies:
         self.entries.append((kind, holder, name, value))
 
 
-def collect(func: types.FunctionType) -> Dependencies:
-    """What ``func``'s derivative depends on (see the module's contract).
+def collect(func: types.FunctionType, receiver=None) -> Dependencies:
+    """What ``func``'s derivative depends on (see the module's contract); ``receiver`` is the object a
+    bound method's first parameter stands for.
 
     Example::
 
@@ -136,6 +151,19 @@ def collect(func: types.FunctionType) -> Dependencies:
     """
     dependencies = Dependencies()
     pending, index, namespaces = [func], {id(func): 0}, {}
+    objects = ObjectWalk(lambda value: _follow(value, pending, index), describe)
+    roots, attribute_names = [] if receiver is None else [receiver], set()
+    while pending:
+        _collect_functions(dependencies, pending, index, namespaces, roots, attribute_names, func.__globals__)
+        objects.visit(roots, attribute_names)   # may reach more functions: methods, functions held
+    dependencies.entries += objects.entries
+    dependencies._lines += objects.lines
+    return dependencies
+
+
+def _collect_functions(dependencies, pending, index, namespaces, roots, attribute_names, home) -> None:
+    """Record each pending function (and those it reaches by name); the objects read by those of f's module
+    (``home``: its globals) go to ``roots``."""
     while pending:
         function = pending.pop(0)
         number = index[id(function)]
@@ -149,12 +177,17 @@ def collect(func: types.FunctionType) -> Dependencies:
             f"globals #{namespace} defaults={_describe_values(function.__defaults__)} "
             f"kwdefaults={_describe_values(function.__kwdefaults__)}\n{source_fingerprint(function)}")
         names, chains = reads(code)
+        dependencies.read_names.update(names)
+        attribute_names |= _attribute_names(code)
         cells = dict(zip(code.co_freevars, function.__closure__ or ()))
         values = {}
         for name in names:
             value = _bind(dependencies, function, cells, name)
             values[name] = value
             dependencies._lines.append(f"{number}.{name}={describe(value)}{_follow(value, pending, index)}")
+            if function.__globals__ is home and not isinstance(value, (type, types.FunctionType, types.ModuleType)) \
+                    and holds_code(value) and all(root is not value for root in roots):
+                roots.append(value)   # an object whose methods or held functions srcad may inline or call
         for chain in chains:   # mod.helper, Class.helper, cfg.act, pkg.mod.act (a NumPy function bound there)
             owner, links = values[chain[0]], []
             if _library(owner):
@@ -171,7 +204,12 @@ def collect(func: types.FunctionType) -> Dependencies:
                                                f"{_follow(value, pending, index)}")
                     break
                 owner = value
-    return dependencies
+
+
+def _attribute_names(code: types.CodeType) -> set:
+    """Every attribute name ``code`` (with the code nested in it) reads."""
+    return {instruction.argval for inner in code_objects(code) for instruction in dis.get_instructions(inner)
+            if instruction.opname in _ATTRIBUTE_LOADS}
 
 
 def _bind(dependencies: Dependencies, function, cells, name: str):
@@ -219,8 +257,10 @@ def binding(func: types.FunctionType, name: str) -> Optional[Entry]:
 def _now(kind: str, holder, name: str):
     """What an entry's holder gives now (``_EMPTY`` for nothing)."""
     try:
-        if kind == "global":
+        if kind in ("global", "entry", "item"):
             return holder[name]
+        if kind == "length":
+            return len(holder)
         if kind == "cell":
             return holder.cell_contents
         if kind == "attribute":
@@ -239,7 +279,7 @@ def _now(kind: str, holder, name: str):
 def _holds(entry: Entry) -> bool:
     kind, holder, name, value = entry
     now = _now(kind, holder, name)
-    return now == value if kind == "registry" else now is value
+    return now == value if kind in ("registry", "length") else now is value
 
 
 def _is_data(value) -> bool:

@@ -10,7 +10,7 @@ need.  ``observe(stage_name, source)`` is called after every stage when given
 Example::
 
     >>> PIPELINES["reverse"][:3]
-    ('syntax_check', 'inline_calls', 'resolve')
+    ('star_arguments', 'syntax_check', 'methods')
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from .frontend import syntax
 from .frontend.emit import to_source
 from .passes import Unit
 from .passes.activity import ActivityAnalysis
+from .passes.attributes import Attributes
 from .passes.complex_values import ComplexValues
 from .passes.aliasing import Aliasing
 from .passes.attempts import Attempts
@@ -39,6 +40,7 @@ from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
 from .passes.inline_calls import InlineCalls
+from .passes.methods import Methods
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.iteration import Iteration
 from .passes.mutating_calls import MutatingCalls
@@ -49,26 +51,27 @@ from .passes.resolve import Resolve
 from .passes.reverse import ReverseMode
 from .passes.simplify import Simplify
 from .passes.strong_zeros import StrongZeros
+from .passes.star_arguments import StarArguments
 from .passes.syntax_check import SyntaxCheck
 from .passes.versioning import Versioning
 from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Iteration, Inline, Contexts,
-                                    Exceptions, Desugar, MutatingCalls, Views, Aliasing, Normalize, Attempts,
-                                    Versioning, ActivityAnalysis, ComplexValues, ReverseMode, ForwardMode, Simplify,
-                                    CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup, StrongZeros,
-                                    Regions)}
+PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, GradHooks, Iteration,
+                                    Inline, Attributes, Contexts, Exceptions, Desugar, MutatingCalls, Views, Aliasing,
+                                    Normalize, Attempts, Versioning, ActivityAnalysis, ComplexValues, ReverseMode,
+                                    ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries,
+                                    Cleanup, StrongZeros, Regions)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "iteration", "inline", "contexts", "exceptions",
-          "desugar", "mutating_calls", "views", "aliasing", "normalize", "attempts", "versioning", "activity",
-          "complex_values")
+_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "grad_hooks", "iteration", "inline",
+          "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
+          "attempts", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
     "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros", "regions"),
@@ -138,6 +141,7 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
                 runs += 1
         else:
             _run(stage, unit, observe)
+    unit.tree.body[:0] = unit.facts.get("prologue", [])   # reads of attributes named in wrt (self_W = self.W)
     used = syntax.loaded_names(unit.tree)
     objects = unit.bindings.objects
     for name in list(used):   # a callee's derivative is built from the callee: keep its name bound
@@ -177,7 +181,7 @@ def _split_bindings(objects):
     for name in sorted(injected):
         value = injected[name]
         callee = getattr(value, "func", None)
-        if value.__class__.__name__ == "Derivative" and callee is not None:
+        if value.__class__.__name__.endswith("Derivative") and callee is not None:
             callee_name = next((n for n, v in objects.items() if v is callee), None)
             if callee_name is not None:   # the module rebuilds it: works from the disk cache too
                 del injected[name]
@@ -211,7 +215,7 @@ def _header(unit, mode, imports, injected) -> str:
     qualname = getattr(parsed.func, "__qualname__", parsed.tree.name)
     lines = [f"# srcad {__version__}: {mode}-mode derivative of {qualname} "
              f"({os.path.basename(parsed.filename)}:{parsed.first_line}) "
-             f"with respect to {', '.join(unit.wrt)}"]
+             f"with respect to {', '.join(unit.facts.get('wrt_as_given', unit.wrt))}"]
     ranks = unit.options.get("param_ranks")
     if ranks:
         names = [arg.id for arg in unit.tree.args.args]

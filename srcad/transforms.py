@@ -23,14 +23,16 @@ Example::
 """
 from __future__ import annotations
 
+import inspect
 from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 
 from .api import _derivative, grad
-from .arguments import Wrt, parameter_names, resolve_wrt
+from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
+from .trees import is_container
 
 
 def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False,
@@ -55,9 +57,11 @@ def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bo
 def vjp(func: Callable, *primals, has_aux: bool = False):
     """``(f(*primals), vjp_fn)``: ``vjp_fn(seed)`` pulls ``seed`` back to every argument.
 
-    ``vjp_fn`` returns a tuple with one entry per argument.  With ``has_aux=True``,
-    f returns ``(out, aux)`` and the result is ``(out, vjp_fn, aux)``.  Each call of
-    ``vjp_fn`` runs the derivative, which computes f's forward sweep again.
+    ``vjp_fn`` returns a tuple with one entry per primal: None for one that holds
+    no float (an int such as ``steps=200``).  Parameters left out take their
+    defaults.  With ``has_aux=True``, f returns ``(out, aux)`` and the result is
+    ``(out, vjp_fn, aux)``.  Each call of ``vjp_fn`` runs the derivative, which
+    computes f's forward sweep again.
 
     Example::
 
@@ -68,19 +72,48 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
         >>> pullback(np.ones(2))   # doctest: +SKIP
         (array([0., 1.]), array([1., 1.]))
     """
-    positional, _ = parameter_names(unwrap(func))
-    if len(primals) != len(positional):
-        raise SrcadError(f"vjp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
-                         f"pass one primal per positional parameter")
+    primals, floats = _primals(func, primals, "vjp")
     result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
     out, aux = (result[0], result[1]) if has_aux else (result, None)
-    derivative = _derivative(func, tuple(range(len(primals))), "reverse", True, has_aux=has_aux)
+    derivative = _derivative(func, tuple(floats), "reverse", True, has_aux=has_aux)
 
     def vjp_fn(seed):
-        pulled = derivative(*primals, seed)
-        return pulled[0] if has_aux else pulled
+        pulled = _call(derivative, primals, (seed,))
+        pulled = pulled[0] if has_aux else pulled
+        by_position = dict(zip(floats, pulled))
+        return tuple(by_position.get(position) for position in range(len(primals)))
 
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+def _primals(func: Callable, primals: Sequence, caller: str):
+    """``primals`` with the defaults of parameters left out, and the positions of those that hold floats."""
+    parameters = [p for p in inspect.signature(func).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    label = f"{getattr(func, '__name__', 'f')}({', '.join(p.name for p in parameters)})"
+    variadic = any(p.kind == p.VAR_POSITIONAL for p in inspect.signature(func).parameters.values())
+    if len(primals) > len(parameters) and not variadic:
+        raise SrcadError(f"{caller} got {len(primals)} primals for {label}; pass one per positional parameter")
+    missing = [p.name for p in parameters[len(primals):] if p.default is p.empty]
+    if missing:
+        raise SrcadError(f"{caller} got {len(primals)} primals for {label}, and {', '.join(missing)} "
+                         f"{'has' if len(missing) == 1 else 'have'} no default; pass one primal per parameter "
+                         f"without a default")
+    full = tuple(primals) + tuple(p.default for p in parameters[len(primals):])
+    floats = [position for position, value in enumerate(primals) if _holds_floats(value)]
+    if not floats:
+        raise SrcadError(f"{caller} got no primal that holds floats for {label}; pass floats or float arrays "
+                         f"for the arguments to differentiate")
+    return full, floats
+
+
+def _holds_floats(value) -> bool:
+    """Whether a derivative can be taken with respect to ``value`` (floats, float arrays, containers of them)."""
+    if isinstance(value, (bool, int, np.integer, np.bool_)):
+        return False
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "fc"
+    return isinstance(value, (float, np.floating, complex, tuple, list, dict)) or is_container(value)
 
 
 def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
@@ -101,8 +134,13 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
     """
     if mode not in ("auto", "forward", "reverse"):
         raise SrcadError(f"mode={mode!r} is not a jacobian mode; use 'auto', 'forward' or 'reverse'")
-    names, as_tuple = resolve_wrt(unwrap(func), wrt)
-    positional, _ = parameter_names(unwrap(func))
+    given = len(bound_arguments(func)[0])   # a bound method's object, a partial's arguments
+    names, as_tuple = resolve_wrt(unwrap(func), wrt, given)
+    if any("." in name for name in names):
+        raise WrtError(f"jacobian and hessian take arguments by position or name, not attributes "
+                       f"({', '.join(n for n in names if '.' in n)}); pass the attribute as an argument of a "
+                       f"function that sets it, or use srcad.autodiff(f, wrt=...) for its products")
+    positional = parameter_names(unwrap(func))[0][given:]
 
     def jacobian_function(*args):
         out = np.asarray(func(*_copies(args)))
@@ -185,8 +223,10 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, has_aux: bool 
         optimize: bool = True):
     """``(f(*primals), J @ tangents)``: the output and its tangent, by forward mode.
 
-    Every positional parameter of ``func`` gets a tangent, in order.  With
-    ``has_aux=True``, f returns ``(out, aux)`` and the result is ``(out, tangent, aux)``.
+    One tangent per primal, in order; a primal that holds no float (an int
+    such as ``steps=200``) takes None (or 0) as its tangent, and parameters
+    left out take their defaults.  With ``has_aux=True``, f returns
+    ``(out, aux)`` and the result is ``(out, tangent, aux)``.
 
     Example::
 
@@ -200,13 +240,31 @@ def jvp(func: Callable, primals: Sequence, tangents: Sequence, *, has_aux: bool 
     if len(primals) != len(tangents):
         raise SrcadError(f"jvp got {len(primals)} primals but {len(tangents)} tangents; "
                          f"pass one tangent per primal")
-    positional, _ = parameter_names(unwrap(func))
-    if len(primals) != len(positional):
-        raise SrcadError(f"jvp got {len(primals)} primals for {func.__name__}({', '.join(positional)}); "
-                         f"pass one primal per positional parameter")
-    derivative = _derivative(func, tuple(range(len(primals))), "forward", optimize, with_value=True,
-                             has_aux=has_aux)
+    full, floats = _primals(func, primals, "jvp")
+    names = list(inspect.signature(func).parameters)
+    for position, (primal, tangent) in enumerate(zip(primals, tangents)):
+        if position not in floats and tangent is not None and not _is_zero(tangent):
+            raise WrtError(f"jvp got the tangent {tangent!r:.40} for `{names[position]}`, which holds "
+                           f"{type(primal).__name__} {primal!r:.40} and so has no derivative; pass None as its "
+                           f"tangent")
+    derivative = _derivative(func, tuple(floats), "forward", optimize, with_value=True, has_aux=has_aux)
+    given = tuple(tangents[position] for position in floats)
     if has_aux:   # ((out, aux), tangent) -> (out, tangent, aux), as JAX orders them
-        (out, aux), tangent = derivative(*primals, *tangents)
+        (out, aux), tangent = _call(derivative, full, given)
         return out, tangent, aux
-    return derivative(*primals, *tangents)
+    return _call(derivative, full, given)
+
+
+def _call(derivative, args, extras):
+    """``derivative(*args, *extras)``: f's arguments, then the seed or the tangents, told apart for a
+    function taking ``*args``."""
+    if hasattr(derivative, "split_call"):
+        return derivative.split_call(tuple(args), tuple(extras), {})
+    return derivative(*args, *extras)
+
+
+def _is_zero(value) -> bool:
+    try:
+        return not np.any(value)
+    except (TypeError, ValueError):
+        return False

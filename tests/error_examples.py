@@ -66,3 +66,26 @@ def mutating_call(x):
 
 def edited_after_import(x):
     return np.sum(np.sin(x))
+
+
+class Counter:
+    def __init__(self):
+        self.W, self.count = np.ones(2), 0
+
+    def loss(self, x):
+        self.count += 1
+        return np.sum(self.W * x)
+
+    def forward(self, x):
+        return np.tanh(self.W * x)
+
+    def outer(self, x):
+        return np.sum(self.forward(x))
+
+
+def unpacks(x, parts):
+    return np.sum(np.add(*parts) * x)
+
+
+def pair(x):
+    return np.sum(x ** 2), x

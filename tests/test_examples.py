@@ -56,6 +56,15 @@ def test_survey_example(tmp_path):
     assert (tmp_path / "cache").is_dir() and any((tmp_path / "cache").rglob("*.py"))
 
 
+def test_cell_model(tmp_path):
+    out = run_example("cell_model", tmp_path)
+    assert out.count("agrees with finite differences") == 6, out
+    assert "after net.cos = np.exp" in out
+    assert "def dconstruct(self, x, dout=1.0):" in out
+    assert "    self_dense_W = self.dense.W\n    self_dense_b = self.dense.b\n" in out
+    assert "h = self.sin(x) * self.cos(x)" in out and "# __call__: return x @ self.W + self.b" in out
+
+
 def test_control_flow(tmp_path):
     out = run_example("control_flow", tmp_path)
     assert "all gradients agree with finite differences" in out

@@ -3,9 +3,10 @@
 Contract: ``compile_text(text, path, label)`` compiles a module's text with a
 real file name, so tracebacks and pdb show the derivative's lines; when
 ``path`` is None the text is registered in ``linecache`` under ``label``
-instead.  ``instantiate(code, function_name, names, func, fallback)`` runs the
+instead.  ``instantiate(code, function_name, names, func, fallback, own)`` runs the
 module in a fresh namespace holding ``names`` looked up in ``func``'s closure,
-then its globals, then ``fallback``, and returns the derivative function.
+then its globals, then ``fallback`` (the ``own`` names, which the build made,
+in ``fallback`` only), and returns the derivative function.
 It returns None when a name cannot be found (the caller then rebuilds).
 Every module it runs is recorded with ``srcad.tracebacks.remember``, so an
 exception raised inside a derivative can be annotated with the user's line.
@@ -72,11 +73,14 @@ def scope_value(func, name: str, fallback: Dict):
     return value
 
 
-def instantiate(code, function_name: str, names: Iterable[str], func, fallback: Dict) -> Optional[Callable]:
-    """Run the module ``code`` in a namespace built from ``func``'s scope; its derivative."""
+def instantiate(code, function_name: str, names: Iterable[str], func, fallback: Dict,
+                own: Iterable[str] = ()) -> Optional[Callable]:
+    """Run the module ``code`` in a namespace built from ``func``'s scope; its derivative.  The ``own`` names
+    (made by the build, not read from the scope: a method's function) come from ``fallback`` only."""
     namespace = {"__builtins__": builtins, "__name__": f"srcad.generated.{function_name}"}
+    own = set(own)
     for name in names:
-        value = scope_value(func, name, fallback)
+        value = fallback.get(name, _MISSING) if name in own else scope_value(func, name, fallback)
         if value is _MISSING:
             return None
         namespace[name] = value

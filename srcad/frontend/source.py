@@ -20,6 +20,7 @@ Example::
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import linecache
 import os
@@ -87,11 +88,14 @@ class ParsedFunction:
 
 
 def unwrap(func: Callable) -> Callable:
-    """The plain Python function behind methods, ``functools.wraps`` and srcad derivatives."""
+    """The plain Python function behind methods, ``functools.wraps``, ``functools.partial`` and srcad
+    derivatives."""
     if hasattr(func, "_load") and hasattr(func, "_current"):   # a srcad derivative: its generated function
         if not func._current():   # as it is now: what it was built from may have changed since
             func._load()
-        func = func._compiled
+        func = getattr(func, "_generated", None) or func._compiled
+    while isinstance(func, functools.partial):
+        func = func.func
     func = inspect.unwrap(func)
     return getattr(func, "__func__", func)
 

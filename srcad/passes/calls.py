@@ -6,7 +6,10 @@ non-differentiable.  ``callee_derivative(unit, stmt, mode, active)`` builds
 (and caches, per callee) the callee's derivative with respect to the active
 arguments, binds it in the generated module as ``d<callee>`` (the module
 creates it with ``srcad.api.derivative(...)``, so a cached file works in a new
-process) and returns that name.  The derivative itself comes from
+process) and returns that name.  A method the ``methods`` pass resolved
+(``forward(self, x)``) gets a derivative made per object it is called with
+(``per_receiver=True``: each object's is its bound method's), built at once
+for the first object srcad knows.  The derivative itself comes from
 ``unit.derive``, the service the API layer hands to the pipeline.  In reverse mode the call's adjoint is
 ``da, dw = dg(a, w, dout=dy)`` (the seed and tangents go by keyword, so defaulted
 parameters need not be passed): the callee's own VJP, which recomputes its primal.
@@ -57,9 +60,23 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
         raise unit.error(value, SrcadError, f"the call to {function.__name__} needs its own derivative, and this "
                          f"build was given no way to make one", "build through srcad.api, or pass derive= to "
                          "pipeline.build")
+    receivers = _receivers(unit, value)
+    if receivers is not None:   # a method of objects srcad knows: a derivative per object, built for each
+        if 0 in positions:
+            raise unit.error(value, SrcadError, f"the object {function.__name__} is called on carries a "
+                             f"derivative, and srcad calls this method through its own derivative",
+                             "define the method in the module of the function you differentiate (srcad then "
+                             "inlines it), or pass the differentiated values as arguments")
+        options["per_receiver"] = True
     try:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
-        extra = callee.parameters[len(parameters):]   # build now: errors surface, recursion is detected
+        probe = callee if receivers is None else callee.bind(receivers[0])
+        # build now: errors surface, recursion is detected
+        if hasattr(probe, "variant_for"):   # g(*xs, **kw): the derivative of the variant for these arguments
+            callee, extra = probe.variant_for(len(value.args) - (receivers is not None),
+                                              [k.arg for k in value.keywords])
+        else:
+            extra = probe.parameters[len(parameters) - (receivers is not None):]
     except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
         kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
         raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \
@@ -70,6 +87,12 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     name = unit.bindings.bind(preferred, callee)
     active = [value.args[i] for i in positions] + [kw.value for kw in value.keywords if kw.arg in names]
     return name, active, list(extra)
+
+
+def _receivers(unit, value):
+    """The objects a call the ``methods`` pass made of a method call passes first, or None."""
+    target = unit.facts.get("methods", {}).get(value.func.id) if isinstance(value.func, gast.Name) else None
+    return None if target is None else target.receivers
 
 
 def reverse_statements(unit, stmt, activity, output) -> List:

@@ -3,13 +3,18 @@
 Contract: every plain function that f calls by name and that ``callees(f)``
 accepts is added to the top of f's body as a local ``def`` (after a
 docstring), so the ``inline`` pass replaces each call by the helper's body.
+The names f calls include those the ``methods`` pass bound to methods and
+to functions held by objects (``forward(self, x)`` for ``self.forward(x)``);
+each accepted helper's own calls through objects are resolved the same way,
+a method's first parameter standing for the objects it is called on.
 The derivative then runs the helper's primal once, in the forward sweep, and
 saves what the backward sweep needs, instead of calling the helper's own
 derivative, which would run its primal again (and, helper by helper, again).
 A helper is accepted when all of these hold, else its calls stay calls:
 
 - it is a plain ``def`` of f's module (same globals), not a closure, not
-  decorated, with no rule, not marked non-differentiable, and not f;
+  decorated (but for ``@staticmethod``, ``@classmethod`` and ``@property``),
+  with no rule, not marked non-differentiable, and not f;
 - its parameters are plain (no ``*args``, keyword-only or positional-only
   ones), its defaults are numbers, the ones its ``def`` spells (not
   assigned to ``__defaults__`` since), and its body passes ``syntax_check``
@@ -39,9 +44,11 @@ Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
 from __future__ import annotations
 
 import inspect
+import keyword
+import re
 import threading
 import types
-from typing import Dict, List, Set
+from typing import Dict, List, Optional, Set
 
 import gast
 
@@ -65,13 +72,14 @@ class InlineCalls(Transformation):
     name = "inline_calls"
 
     def transform(self, unit):
-        helpers = callees(unit.parsed)
-        unit.facts[self.name] = [parsed.tree.name for parsed in helpers]
+        helpers = callees(unit.parsed, unit)
+        unit.facts[self.name] = list(helpers)
         if not helpers:
             return False
         definitions = []
-        for parsed in helpers:
+        for name, parsed in helpers.items():
             definition = syntax.clone(parsed.tree)
+            definition.name = name   # the name f calls it by (a method's is its own, made unique)
             if definition.body and _is_docstring(definition.body[0]):
                 definition.body = definition.body[1:]
             offset = unit.parsed.include(parsed)
@@ -87,18 +95,25 @@ class InlineCalls(Transformation):
         return True
 
 
-def callees(root: ParsedFunction) -> List[ParsedFunction]:
-    """The helpers of ``root.func`` to inline, parsed, in a fixed order (first use first)."""
+def callees(root: ParsedFunction, unit: Optional[Unit] = None) -> Dict[str, ParsedFunction]:
+    """The helpers of ``root.func`` to inline, parsed, by the name f calls them, in a fixed order (first use
+    first).
+
+    With ``unit``, the names the ``methods`` pass bound (``unit.facts['methods']``) are candidates too, and
+    each accepted helper's own calls through objects are resolved (``methods.resolve_calls``), its first
+    parameter standing for the objects the method is called on.
+    """
     _MEMO.trees = {}   # names per tree, for this call only (the trees do not change during it)
     try:
-        return _callees(root)
+        return _callees(root, unit)
     finally:
         _MEMO.trees = {}
 
 
-def _callees(root: ParsedFunction) -> List[ParsedFunction]:
+def _callees(root: ParsedFunction, unit: Optional[Unit]) -> Dict[str, ParsedFunction]:
     func = root.func
     closure_names = set(func.__code__.co_freevars)
+    targets = unit.facts.get("methods", {}) if unit is not None else {}
     accepted: Dict[str, ParsedFunction] = {}
     rejected: Set[str] = set(closure_names)
     pending, total = [root.tree], 0
@@ -108,7 +123,10 @@ def _callees(root: ParsedFunction) -> List[ParsedFunction]:
         for name in _called_names(tree):
             if name in accepted or name in rejected or name in local:
                 continue
-            parsed = _candidate(func, func.__globals__.get(name))
+            target = targets.get(name)
+            parsed = _candidate(func, target.function if target else func.__globals__.get(name))
+            if parsed is not None and unit is not None and not _resolve_helper(unit, parsed, target):
+                parsed = None   # its calls through objects cannot be resolved here: its derivative is called
             size = len(list(syntax.iter_statements(parsed.tree.body))) if parsed else 0
             if parsed is None or size > MAX_STATEMENTS or total + size > MAX_TOTAL:
                 rejected.add(name)
@@ -119,8 +137,34 @@ def _callees(root: ParsedFunction) -> List[ParsedFunction]:
         kept = _reachable(root.tree, accepted)
         bad = _recursive(kept) | _badly_used(root.tree, kept) | _clashing(root.tree, kept)
         if not bad and kept.keys() == accepted.keys():
-            return list(kept.values())
+            return kept
         accepted = {name: parsed for name, parsed in kept.items() if name not in bad}
+
+
+def _resolve_helper(unit: Unit, parsed: ParsedFunction, target) -> bool:
+    """Resolve the helper's calls through objects (a method's first parameter stands for its objects); False
+    when they cannot be (objects that differ in what a call runs): its own derivative, made per object, is
+    called instead."""
+    from .methods import resolve_calls   # late: methods reads the helpers' trees through this module
+    receivers = {}
+    params = parsed.tree.args.args
+    if target is not None and target.receivers is not None and params:
+        receivers[params[0].id] = target.receivers
+    try:
+        resolve_calls(unit, parsed, parsed.tree, receivers)
+    except SrcadError:
+        return False
+    if receivers:   # `self` of Dense.__call__ read as `dense` where the call's object is no plain name
+        preferred = re.sub(r"(?<!^)(?=[A-Z])", "_", type(target.receivers[0]).__name__).lower()
+        if preferred.isidentifier() and not keyword.iskeyword(preferred) \
+                and preferred not in syntax.names_in(parsed.tree) and preferred not in func_names(unit):
+            syntax.rename(parsed.tree, {params[0].id: preferred})
+    return True
+
+
+def func_names(unit: Unit) -> Set[str]:
+    """The names f's code uses (a helper's renamed parameter must not read as one of them)."""
+    return syntax.names_in(unit.tree) | set(unit.parsed.func.__globals__)
 
 
 def _candidate(func, value):
@@ -139,7 +183,7 @@ def _candidate(func, value):
         raise
     except SrcadError:
         return None
-    if value.__name__ == "<lambda>" or parsed.lines[0].lstrip().startswith("@"):
+    if value.__name__ == "<lambda>" or not _plain_decorators(parsed.lines):
         return None
     if any(not syntax.is_number(default) for default in parsed.tree.args.defaults):
         return None
@@ -153,6 +197,20 @@ def _candidate(func, value):
     except SrcadError:
         return None
     return parsed
+
+
+_CLASS_DECORATORS = frozenset({"@staticmethod", "@classmethod", "@property"})
+
+
+def _plain_decorators(lines: List[str]) -> bool:
+    """Whether the def has no decorators but those a class applies (the function itself stays plain)."""
+    for line in lines:
+        text = line.strip()
+        if not text.startswith("@"):
+            return True
+        if text not in _CLASS_DECORATORS:
+            return False
+    return True
 
 
 def _same_defaults(written, defaults) -> bool:

@@ -5,7 +5,8 @@ Contract: after this pass,
   (parameters and assigned names);
 - every non-local ``Name`` that is loaded, and every attribute chain rooted at
   one (``np.linalg.norm``), carries the annotation ``ref``: the object it
-  denotes now (closure cells first, then globals, then builtins);
+  denotes now (a name the ``methods`` pass bound first, then closure cells,
+  globals and builtins);
 - those names are bound in ``unit.bindings`` under the user's spelling, and
   every name the function uses is reserved in ``unit.namer``.
 Only annotations are written; the tree's shape is unchanged.  An unknown name
@@ -54,8 +55,13 @@ class Resolve(Analysis):
         for identifier in sorted(names_in(tree)):
             unit.namer.reserve(identifier)
         closure, module_globals = outer_scope(unit.parsed.func)
+        targets = unit.facts.get("methods", {})   # names the methods pass bound to the functions they call
         for node in gast.walk(tree):
             if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load) and node.id not in local_names:
+                if node.id in targets:
+                    annotate(node, "ref", targets[node.id].function)
+                    unit.bindings.adopt(node.id, targets[node.id].function)
+                    continue
                 if node.id in unit.wrt:   # a global or closure variable differentiated like a parameter
                     value = closure.get(node.id, module_globals.get(node.id))
                     unit.bindings.adopt(node.id, value)
