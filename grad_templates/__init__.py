@@ -15,9 +15,9 @@ Families: ``arithmetic`` (operators), ``exp_log``, ``trig``, ``piecewise``
 stack, split, pad), ``linalg`` (products, einsum, norms),
 ``decompositions`` (inv, solve, det, cholesky, eigh, svd, pinv),
 ``construction`` (array, copy, full), ``special`` (scipy.special),
-``runtime_helpers``, ``runtime_helpers_linalg`` and ``runtime_helpers_reductions`` (srcad's own
-helpers, so generated code can be differentiated again).
+``runtime_helpers``, ``runtime_helpers_linalg``, ``runtime_helpers_reductions`` and ``tape`` (srcad's
+own helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
                indexing, joining, linalg, decompositions, construction, special, nondifferentiable,
-               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions)
+               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, tape)

@@ -31,7 +31,7 @@ from ..frontend import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
 from .grad_hooks import HOOK
-from ..analysis.blocks import array_names, definitely_bound, is_append, is_store, target_name
+from ..analysis.blocks import array_names, definitely_bound, is_append, is_pop, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import active_arguments, forward_statement, is_user_call
 from .frame import Frame, split_output, split_return, with_extras
@@ -84,6 +84,8 @@ class ForwardMode(Transformation):
             return self._store(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
             syntax.annotate(stmt, "primal", True)
+        if is_pop(stmt):
+            return [stmt] + self._popped(stmt)
         if isinstance(stmt, gast.Assign):
             if (self.activity.is_active(stmt.targets[0]) and is_user_call(stmt.value, FORWARD)
                     and active_arguments(stmt.value, self.activity) == ([], [])):
@@ -183,6 +185,18 @@ class ForwardMode(Transformation):
                 else syntax.call(self.frame.helper("zeros_like"), [syntax.clone(stmt.value)])
         tangent = gast.Assign(targets=[target], value=value, type_comment=None)
         return code + [stmt, tangent]
+
+    def _popped(self, stmt) -> List:
+        """``v = xs.pop()``: the tangent of ``v`` is the last entry of ``dxs``, taken off with it."""
+        target, array = stmt.targets[0].id, stmt.value.func.value.id
+        tangents = self._read(syntax.name(array))
+        if tangents is None:   # the list holds no tangents: v's is zero
+            return self._statement_of_constant(target)
+        popped = syntax.call(syntax.dotted(f"{tangents.id}.pop"))
+        syntax.annotate(popped, "pop", True)
+        if not self.activity.is_active(stmt.targets[0]):
+            return [syntax.expr_stmt(popped)]
+        return self._define(target, popped)
 
     def _has_tangent(self, name) -> bool:
         return name in self.unit.wrt or name in self.materialized or name in self.defined

@@ -59,7 +59,7 @@ from ..frontend import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
-from ..analysis.blocks import array_names, is_append, is_store, list_names, target_name, written_names
+from ..analysis.blocks import array_names, is_append, is_pop, is_store, list_names, target_name, written_names
 from .derivatives import Differentiator, with_comments
 from .frame import Frame, split_output, split_return, with_extras
 from ..analysis.expressions import constant_index, range_indices
@@ -151,6 +151,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
     def _backward_statement(self, stmt) -> List:
         if is_store(stmt):   # temporaries recomputed for it read no element of the array it stores into
             return self._recomputed(stmt) + self._store(stmt) + self.pops.get(id(stmt), [])
+        if is_pop(stmt):
+            return self._recomputed(stmt) + self._popped(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
             # an adjoint nothing contributed to is zero: the statement then needs no adjoint code
             target = stmt.targets[0]
@@ -184,6 +186,31 @@ class ReverseMode(Taping, AdjointState, Transformation):
             code = self._accumulate(element, popped) if self.activity.is_active(element) \
                 else [syntax.expr_stmt(popped)]
         return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
+
+    def _popped(self, stmt) -> List:
+        """``v = xs.pop()``: ``dv`` goes back on ``dxs`` as its last entry, ``v`` back on ``xs``.
+
+        ``dxs`` holds one entry per item of ``xs`` once defined (``zeros_like(xs)`` of the list as it is
+        here), so the backward pass of each append takes the right one off.
+        """
+        target, array = stmt.targets[0].id, stmt.value.func.value.id
+        code = []
+        active = self.activity.is_active(syntax.name(target)) and target in self.state
+        if self.activity.is_active(syntax.name(array)) and (active or array in self.state):
+            adjoint = self.unit.namer.derivative(array)
+            if array not in self.state:
+                code.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"),
+                                                               [syntax.name(array)])))
+                self.state[array] = True
+            code += self._make_owned(array)
+            # the list gets its own copy: the code that follows may add to the adjoint's array in place
+            entry = syntax.call(self.frame.helper("copied"), [
+                self._filled(target) if target in self.placeholders
+                else syntax.name(self.unit.namer.derivative(target))]) if active \
+                else syntax.call(self.frame.helper("zeros_like"), [syntax.name(target)])
+            code.append(_appended(adjoint, entry))
+        self.state.pop(target, None)
+        return code + [_appended(array, syntax.name(target))]
 
     def _hook(self, stmt) -> List:
         """``with insert_grad_of(x) as dx: body``: run ``body`` on x's adjoint as it stands here."""
@@ -290,3 +317,10 @@ class ReverseMode(Taping, AdjointState, Transformation):
             header = gast.For(target=syntax.clone(loop.target), iter=syntax.call("reversed", [iterations]),
                               body=body or [gast.Pass()], orelse=[], type_comment=None)
         return pre + [header]
+
+
+def _appended(list_name: str, value):
+    """``list_name.append(value)``, marked as an append so that this code can be differentiated again."""
+    call = syntax.call(syntax.dotted(f"{list_name}.append"), [value])
+    syntax.annotate(call, "append", True)
+    return syntax.expr_stmt(call)
