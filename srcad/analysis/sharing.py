@@ -5,7 +5,9 @@ Contract: ``Sharing(tree, objects)`` reads the tree and never changes it.  It ho
   from a *viewer* to a *base*: ``B = A.reshape(3)`` (``B`` views ``A``),
   ``r = A[i]``, ``z = y``, ``acc = [y]`` (``y`` is held by ``acc``),
   ``xs[i] = y`` or ``xs.append(y)`` into what may be a list, and ``v = xs.pop()``
-  (v was an item of xs, held like one appended).  A link says how
+  (v was an item of xs, held like one appended); not ``t = A[i]`` when it reads
+  one element of an array of known rank (``ranks``: the parameters', when
+  given; ``srcad/analysis/elements.py``).  A link says how
   to bring the viewer up to date from the base (``refresh``: the expression,
   evaluated again) and the base from the viewer (``writeback``), when srcad
   knows how; unknown calls (a helper from another module, ``np.split``...)
@@ -33,6 +35,7 @@ import gast
 
 from ..frontend import syntax
 from .blocks import RETURN_VALUE
+from .elements import ScalarElements
 from .relations import Writeback, element_writeback, identity_writeback, relation
 
 @dataclass(eq=False)
@@ -62,8 +65,9 @@ class _Place:
 class Sharing:
     """Links, reaching bindings and liveness of one desugared function; see the module docstring."""
 
-    def __init__(self, tree, objects):
+    def __init__(self, tree, objects, ranks=None):
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        self.elements = ScalarElements(tree, ranks)
         self.statements: List = []
         self.places: Dict[int, _Place] = {}
         self._number(tree.body, (), ())
@@ -123,6 +127,8 @@ class Sharing:
                 # ``v = xs.pop()``: v is an item xs held, like one appended to it (no view of xs itself)
                 links.append(Link(first.id, stmt.value.func.value.id, stmt, stmt.value, frozenset(), None, None,
                                   True))
+            elif isinstance(first, gast.Name) and self.elements.selects_scalar(stmt.value):
+                pass   # one element of an array of known rank: a new scalar, no view
             elif isinstance(first, gast.Name):
                 for base, refresh, writeback, operands, held, key in relation(stmt.value, objects, self.local,
                                                                               self.containers):
