@@ -131,7 +131,7 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
     used = syntax.loaded_names(unit.tree)
     objects = unit.bindings.objects
     for name in list(used):   # a callee's derivative is built from the callee: keep its name bound
-        callee = getattr(objects.get(name), "func", None)
+        callee = _callee_of(objects.get(name))
         used |= {n for n, v in objects.items() if v is callee and callee is not None}
     imports, injected = _split_bindings({k: v for k, v in objects.items() if k in used})
     header = _header(unit, mode, imports, injected)
@@ -166,7 +166,7 @@ def _split_bindings(objects):
     derived = []
     for name in sorted(injected):
         value = injected[name]
-        callee = getattr(value, "func", None)
+        callee = _callee_of(value)
         if value.__class__.__name__ == "Derivative" and callee is not None:
             callee_name = next((n for n, v in objects.items() if v is callee), None)
             if callee_name is not None:   # the module rebuilds it: works from the disk cache too
@@ -179,6 +179,12 @@ def _split_bindings(objects):
     for module in sorted(from_imports):
         imports.append(_wrapped(f"from {module} import ", sorted(set(from_imports[module]))))
     return imports + derived, injected
+
+
+def _callee_of(value):
+    """What a bound derivative differentiates: a derivative (of a derivative) or the callee's function."""
+    inner = getattr(value, "_inner", None) if value.__class__.__name__ == "Derivative" else None
+    return inner if inner is not None else getattr(value, "func", None)
 
 
 def _wrapped(prefix: str, names, width: int = 99) -> str:

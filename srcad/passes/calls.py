@@ -30,12 +30,18 @@ from ..templates import is_nondifferentiable, lookup
 
 
 def is_user_call(value, mode: str) -> bool:
-    """A call to a plain Python function srcad must transform itself."""
+    """A call to a plain Python function srcad must transform itself, or to a srcad derivative (generated
+    code calling a callee's derivative, differentiated again)."""
     if not isinstance(value, gast.Call):
         return False
     function = annotation(value.func, "ref")
-    return (inspect.isfunction(function) and lookup(function, mode) is None
-            and not is_nondifferentiable(function))
+    return (inspect.isfunction(function) or _is_derivative(function)) and lookup(function, mode) is None \
+        and not is_nondifferentiable(function)
+
+
+def _is_derivative(function) -> bool:
+    """A ``srcad.api.Derivative`` (known by its duck type: the passes never import the API)."""
+    return hasattr(function, "_load") and hasattr(function, "_current") and hasattr(function, "parameters")
 
 
 def active_arguments(value, activity) -> Tuple[List[int], List[str]]:
@@ -49,7 +55,7 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     """Bind the callee's derivative; returns its name and the active argument atoms in order."""
     value = stmt.value
     function = annotation(value.func, "ref")
-    parameters = inspect.signature(function).parameters
+    parameters = function.parameters if _is_derivative(function) else inspect.signature(function).parameters
     positions, names = active_arguments(value, activity)
     wrt = tuple(positions) + tuple(names)
     options = {"with_value": True} if mode == "forward" else {}

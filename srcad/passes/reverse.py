@@ -60,6 +60,7 @@ from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
 from ..analysis.blocks import array_names, is_append, is_pop, is_store, list_names, target_name, written_names
+from .calls import is_user_call
 from .derivatives import Differentiator, with_comments
 from .frame import Frame, split_output, split_return, with_extras
 from ..analysis.expressions import constant_index, range_indices
@@ -96,6 +97,7 @@ class ReverseMode(Taping, AdjointState, Transformation):
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
+        self.containers = self.lists | _container_names(body)
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
@@ -183,8 +185,15 @@ class ReverseMode(Taping, AdjointState, Transformation):
         if array in self.state and self.activity.is_active(syntax.name(array)):
             popped = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.pop"))
             self.aliased_from = {}
-            code = self._accumulate(element, popped) if self.activity.is_active(element) \
-                else [syntax.expr_stmt(popped)]
+            if not self.activity.is_active(element):
+                code = [syntax.expr_stmt(popped)]
+            elif element.id in self.state and element.id in self.containers:   # a tuple's adjoint is a list
+                adjoint = self.unit.namer.derivative(element.id)
+                total = self._filled(element.id) if element.id in self.placeholders else syntax.name(adjoint)
+                code = [syntax.assign(adjoint, syntax.call(self.frame.helper("add_structures"), [total, popped]))]
+                self.state[element.id] = False
+            else:
+                code = self._accumulate(element, popped)
         return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
 
     def _popped(self, stmt) -> List:
@@ -324,3 +333,11 @@ def _appended(list_name: str, value):
     call = syntax.call(syntax.dotted(f"{list_name}.append"), [value])
     syntax.annotate(call, "append", True)
     return syntax.expr_stmt(call)
+
+
+def _container_names(body) -> set:
+    """Names some statement binds to a tuple, list or dict: a literal, or what a call of a user's function or
+    of a derivative gives (``value, tangent = dg(x, dz=dx)``)."""
+    return {stmt.targets[0].id for stmt in syntax.iter_statements(body)
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+            and (isinstance(stmt.value, (gast.Tuple, gast.List, gast.Dict)) or is_user_call(stmt.value, REVERSE))}
