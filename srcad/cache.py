@@ -236,8 +236,8 @@ def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, buil
     """``(source, code, function name, injected names, injected values)`` of the derivative under ``key``:
     read from disk (unless ``fresh``), else made by ``build(func, wrt, mode, options)`` and stored.
 
-    A function whose derivative is being built on this thread and is asked for again calls itself:
-    ``SrcadError`` (srcad cannot differentiate recursion).
+    A recursive function's derivative calls itself: a call of f inside f names the derivative being built
+    (``passes/frame.py``), so the same key is never built twice at once on a thread.
 
     Example::
 
@@ -257,11 +257,10 @@ def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, buil
                 except (SyntaxError, ValueError):   # a damaged file: build it again
                     pass
     building = _BUILDING.__dict__.setdefault("building", [])
-    if func in building:
-        chain = " -> ".join(f.__name__ for f in building + [func])
-        raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
-                         f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
-    building.append(func)
+    if key in building:   # a recursive call finds the derivative being built through passes/frame.py: not here
+        raise SrcadError(f"srcad was asked for the derivative of {func.__name__} while building it; "
+                         f"report this, with the function, as a bug in srcad")
+    building.append(key)
     try:
         generated = build(func, wrt, mode, options)
     finally:

@@ -175,10 +175,16 @@ def _split_bindings(objects):
                 extra = "".join(f", {k}={v!r}" for k, v in sorted(value.options.items())
                                 if k not in ("optimize", "tuple_result") and v)
                 wrt = value.requested_wrt
-                derived.append(f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})")
+                derived.append((name, callee_name,
+                                f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})"))
     for module in sorted(from_imports):
         imports.append(_wrapped(f"from {module} import ", sorted(set(from_imports[module]))))
-    return imports + derived, injected
+    ordered, defined = [], set()
+    while derived:   # a derivative of a derivative comes after the derivative it is built from
+        ready = [entry for entry in derived if entry[1] not in {name for name, _, _ in derived}]
+        ordered += [line for _, _, line in ready]
+        derived = [entry for entry in derived if entry not in ready]
+    return imports + ordered, injected
 
 
 def _callee_of(value):

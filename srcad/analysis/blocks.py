@@ -222,7 +222,7 @@ def _numeric_function(function) -> bool:
 def array_names(stmts) -> Set[str]:
     """Names used as arrays or numbers, never as lists: operands of arithmetic (``+`` and ``*``
     only beside a float or a known array: they also join and repeat lists), of NumPy and math
-    functions, or indexed by a tuple."""
+    functions, or indexed by a tuple; never a name the code tests with ``isinstance``."""
     names, joins = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         for node in syntax.walk(stmt):
@@ -253,7 +253,15 @@ def array_names(stmts) -> Set[str]:
                 if numeric(one) and isinstance(other, gast.Name) and other.id not in names:
                     names.add(other.id)
                     grown = True
-    return names
+    return names - _type_tested(stmts)
+
+
+def _type_tested(stmts) -> Set[str]:
+    """Names the code asks ``isinstance`` about: they may hold an array on one path and a tuple on another
+    (a recursive function walking a tree)."""
+    return {node.args[0].id for stmt in syntax.iter_statements(list(stmts)) for node in syntax.walk(stmt)
+            if isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is isinstance and node.args
+            and isinstance(node.args[0], gast.Name)}
 
 
 def written_names(stmt) -> Set[str]:

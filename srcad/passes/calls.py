@@ -11,7 +11,9 @@ process) and returns that name.  The derivative itself comes from
 ``da, dw = dg(a, w, dout=dy)`` (the seed and tangents go by keyword, so defaulted
 parameters need not be passed): the callee's own VJP, which recomputes its primal.
 In forward mode the call becomes ``y, dy = dg(a, w, da, dw)``.  A callee
-that is being transformed already (recursion) is a clear error.
+whose derivative is being built already (f calling itself, directly or
+through other functions) is called like any other: its seed or tangent names
+come from ``frame.extra_parameters_of``.
 
 Example: with ``def g(a, w): return np.tanh(a * w)``, ``y = g(x, w)`` in f's
 reverse derivative gets the adjoint ``dx, dw = dg(x, w, dy)``.
@@ -27,6 +29,7 @@ from ..errors import SrcadError, StaleSourceError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, lookup
+from .frame import extra_parameters_of
 
 
 def is_user_call(value, mode: str) -> bool:
@@ -65,7 +68,9 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
                          "pipeline.build")
     try:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
-        extra = callee.parameters[len(parameters):]   # build now: errors surface, recursion is detected
+        extra = extra_parameters_of(callee)   # f calling itself calls the derivative being built
+        if extra is None:
+            extra = callee.parameters[len(parameters):]   # build now: errors surface
     except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
         kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
         raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \

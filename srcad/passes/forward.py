@@ -34,7 +34,7 @@ from .grad_hooks import HOOK
 from ..analysis.blocks import array_names, definitely_bound, is_append, is_pop, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import active_arguments, forward_statement, is_user_call
-from .frame import Frame, split_output, split_return, with_extras
+from .frame import Frame, announced, split_output, split_return, with_extras
 from ..analysis.expressions import is_fresh
 from .normalize import is_static
 from . import Transformation
@@ -63,7 +63,8 @@ class ForwardMode(Transformation):
                                  syntax.call(self.frame.helper("copied"),
                                              [syntax.name(self.unit.namer.derivative(s.targets[0].id))]))
                    for s in copies if s.targets[0].id in unit.wrt]
-        new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt))
+        with announced(unit, [self.unit.namer.derivative(p) for p in unit.wrt]):   # recursion: see frame.py
+            new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt))
         new_body.append(gast.Return(value=with_extras(unit, self._return(returned).value, returned, aux)))
         unit.tree = self.frame.forward_signature(tree, new_body)
         unit.facts["forward"] = {"tangents": [self.unit.namer.derivative(p) for p in unit.wrt]}

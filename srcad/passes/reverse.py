@@ -62,7 +62,7 @@ from .adjoints import AdjointState, bindings_in
 from ..analysis.blocks import array_names, is_append, is_pop, is_store, list_names, target_name, written_names
 from .calls import is_user_call
 from .derivatives import Differentiator, with_comments
-from .frame import Frame, split_output, split_return, with_extras
+from .frame import Frame, announced, split_output, split_return, with_extras
 from ..analysis.expressions import constant_index, range_indices
 from .grad_hooks import HOOK
 from .normalize import is_static
@@ -114,7 +114,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
         backward = []
         if isinstance(returned, gast.Tuple):
             backward.append((returned.lineno, self._tuple(returned, seed)))
-        backward = with_comments(unit, backward) + self._backward(body)
+        with announced(unit, [seed]):   # a call of f itself (recursion) calls the derivative being built
+            backward = with_comments(unit, backward) + self._backward(body)
         check = syntax.assign(seed, syntax.call(self.frame.helper("check_seed"),
                                                 [syntax.clone(returned), syntax.name(seed)]))
         uses_tape = any(self.pops.values())
