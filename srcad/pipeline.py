@@ -37,6 +37,7 @@ from .passes.inline import Inline
 from .passes.inline_calls import InlineCalls
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.mutating_calls import MutatingCalls
+from .passes.nested import NestedDerivatives
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -49,7 +50,7 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, NestedDerivatives, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
                                     StrongZeros)}
 
@@ -58,7 +59,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, GradHooks
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
+_FRONT = ("syntax_check", "inline_calls", "resolve", "nested", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
           "aliasing", "normalize", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
