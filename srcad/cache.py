@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
 from .errors import SrcadError
-from .frontend import loader
+from .frontend import loader, tracebacks
 from .dependencies import Dependencies, collect, describe
 from .frontend.source import unwrap
 from .templates import REGISTRY
@@ -232,6 +232,22 @@ def _remove_quietly(path: str) -> None:
 _BUILDING = threading.local()   # .building: functions this thread is building derivatives of
 
 
+def _for_the_user(error: SrcadError, func) -> SrcadError:
+    """``error``, raised at a line of srcad's own generated code (a derivative differentiated again), with
+    the user's line that code comes from and what to do."""
+    head = str(error).split("\n", 1)[0]
+    filename, _, rest = head.rpartition(":")
+    filename, _, line = filename.rpartition(":")
+    place = tracebacks.user_line(filename, int(line)) if line.isdigit() and rest.isdigit() else None
+    if place is None:
+        return error
+    file, lineno, text, name = place
+    return type(error)(f"{error}\nThat is srcad's derivative of {name}, being differentiated again, at the code for "
+                       f"your line {file}:{lineno}: `{text}`.  Write that line another way so the derivative "
+                       f"of it avoids what is named above (for example, compute the value into a new array "
+                       f"instead of storing into a row you also read), or take one derivative fewer of {name}")
+
+
 def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, build: Callable, fresh: bool = False):
     """``(source, code, function name, injected names, injected values)`` of the derivative under ``key``:
     read from disk (unless ``fresh``), else made by ``build(func, wrt, mode, options)`` and stored.
@@ -263,6 +279,8 @@ def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, buil
     building.append(key)
     try:
         generated = build(func, wrt, mode, options)
+    except SrcadError as error:
+        raise _for_the_user(error, func) from None
     finally:
         building.pop()
     source = generated.source

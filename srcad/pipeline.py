@@ -38,6 +38,7 @@ from .passes.inline_calls import InlineCalls
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.mutating_calls import MutatingCalls
 from .passes.nested import NestedDerivatives
+from .passes.saved_views import SavedViews
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.resolve import Resolve
@@ -50,7 +51,7 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, NestedDerivatives, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
+PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, NestedDerivatives, SavedViews, GradHooks, Inline, Desugar, MutatingCalls, Views, Aliasing, Normalize, Versioning, ActivityAnalysis, ComplexValues,
                                     ReverseMode, ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries, Cleanup,
                                     StrongZeros)}
 
@@ -59,7 +60,7 @@ PASSES = {cls.name: cls for cls in (SyntaxCheck, InlineCalls, Resolve, NestedDer
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("syntax_check", "inline_calls", "resolve", "nested", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
+_FRONT = ("syntax_check", "inline_calls", "resolve", "nested", "saved_views", "grad_hooks", "inline", "desugar", "mutating_calls", "views",
           "aliasing", "normalize", "versioning", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
@@ -180,7 +181,7 @@ def _split_bindings(objects):
                                 f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})"))
     for module in sorted(from_imports):
         imports.append(_wrapped(f"from {module} import ", sorted(set(from_imports[module]))))
-    ordered, defined = [], set()
+    ordered = []
     while derived:   # a derivative of a derivative comes after the derivative it is built from
         ready = [entry for entry in derived if entry[1] not in {name for name, _, _ in derived}]
         ordered += [line for _, _, line in ready]

@@ -252,14 +252,16 @@ class Sharing:
                     return False
         return True
 
-    def _bound_again(self, link: Link, stmt) -> bool:
-        """Whether every way from ``link``'s statement to ``stmt`` binds one of its names again, so that the
-        arrays it joined are not the ones ``stmt`` sees: on the way forward within one pass (``d_t = dt``,
-        then ``dt = e; dt += u``) and the way back round the innermost loop around both (``ddt = d_t`` at
-        the end of one pass, then ``d_t = e; d_t += u`` in the next), whichever exist; or there is no way:
-        the link comes later in the text and no loop holds both."""
+    def _rebound_since(self, link: Link, name: str, stmt) -> bool:
+        """Whether ``name``, which ``stmt`` changes in place and ``link`` joins to another name, is bound again
+        on every way from the link to ``stmt``: the array ``stmt`` changes is then a newer one than the link
+        joined.  The ways are forward within one pass (``d_t = dt``, then ``dt = e; dt += u``) and back round
+        the innermost loop around both (``ddt = d_t`` at the end of one pass, ``d_t = e; d_t += u`` in the
+        next), whichever exist; with neither (the link later in the text, no loop around both), the link
+        never comes first."""
+        if name not in (link.viewer, link.base):
+            return False   # the other name's old array may live on (held by a list, say): keep the link
         made, at = self.places[id(link.stmt)], self.places[id(stmt)]
-        names = {link.viewer, link.base}
         ways = []
         if made.index < at.index:
             level = 0
@@ -273,12 +275,12 @@ class Sharing:
         if loops:
             level = next(level for level, (block, index) in enumerate(at.chain) if id(block[index]) == loops[-1])
             loop = at.chain[level][0][at.chain[level][1]]
-            if not (isinstance(loop, gast.For) and names & syntax.stored_names(loop.target)):
+            if not (isinstance(loop, gast.For) and name in syntax.stored_names(loop.target)):
                 ways.append([s for b, i in made.chain[level + 1:] for s in b[i + 1:]]
                             + [s for b, i in at.chain[level + 1:] for s in b[:i]])
         elif made.index > at.index:
-            return True   # no loop holds both: stmt never runs after the link
-        return all(any(_binds_on_every_path(s, names) for s in way) for way in ways)
+            return True
+        return all(any(_binds_on_every_path(s, {name}) for s in way) for way in ways)
 
     def partners(self, name: str, stmt, elements: bool = False) -> Dict[str, Link]:
         """Names live after ``stmt`` that may share memory with ``name`` there, each with a link that joins
@@ -289,7 +291,7 @@ class Sharing:
         group = set(reaching.get(name, ()))
         joins: List[Tuple[Link, FrozenSet, FrozenSet]] = []
         for link in self.links:
-            if self._bound_again(link, stmt):
+            if self._rebound_since(link, name, stmt):
                 continue
             at = self.places[id(link.stmt)].reaching
             after = dict(at)

@@ -108,7 +108,13 @@ class ForwardMode(Transformation):
             element = stmt.value.args[0]
             tangent = self._read(element) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(element)])
             appended = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.append"), [tangent])
-            return [stmt, syntax.expr_stmt(appended)]
+            syntax.annotate(appended, "append", True)
+            code = []
+            if array in self.zero or not self._has_tangent(array):   # every item's tangent was zero so far
+                code.append(self._zeros(array))
+                self.zero.discard(array)
+                self.defined.add(array)
+            return code + [stmt, syntax.expr_stmt(appended)]
         if isinstance(stmt, gast.If):
             return self._if(stmt, bound)
         if isinstance(stmt, (gast.For, gast.While)):
@@ -149,6 +155,8 @@ class ForwardMode(Transformation):
         """Give a real tangent variable to every active name the compound writes and that exists before it."""
         written = {target_name(s.targets[0]) for s in syntax.iter_statements(stmt.body + stmt.orelse)
                    if isinstance(s, gast.Assign)}
+        written |= {s.value.func.value.id for s in syntax.iter_statements(stmt.body + stmt.orelse)
+                    if is_append(s) or is_pop(s)}   # a list the compound appends to or pops from
         code = []
         for name in sorted(written & bound):
             if self.activity.is_active(syntax.name(name)):
