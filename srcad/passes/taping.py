@@ -24,9 +24,7 @@ from typing import Dict, List
 
 import gast
 
-from .. import runtime
 from ..frontend import syntax
-from ..analysis.expressions import callee_object
 from ..analysis.blocks import definitely_bound, has_break, is_store
 from .derivatives import with_comments
 from .grad_hooks import HOOK
@@ -49,8 +47,6 @@ class Taping:
                 syntax.annotate(stmt, "primal", True)
             if isinstance(stmt, gast.Assign) and not is_store(stmt):
                 name = stmt.targets[0].id
-                saved = self._save_added_to(stmt)   # `dx = add_at(dx, i, g)` changes dx's array in place
-                out += saved
                 if name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
                 elif name in (self.maybe_bound_at_loop[-1] if in_loop else self.maybe_bound) or (
@@ -59,8 +55,6 @@ class Taping:
                     out.append(self._push(stmt, _value_if_bound(name), syntax.store(name)))
                 elif in_loop and name not in recomputed:
                     block_locals.append(name)
-                if saved:   # the name comes back first, then the elements of its array
-                    self.pops[id(stmt)] = self.pops.get(id(stmt), []) + self.pops.pop(("added", id(stmt)))
                 out.append(stmt)
                 bound.add(name)
                 self.maybe_bound.add(name)
@@ -180,20 +174,6 @@ class Taping:
                 block_locals.append(name)
                 if name not in bound:
                     self.unsure_checkpoints.add((id(block), name))
-
-    def _save_added_to(self, stmt) -> List:
-        """``y = add_at(A, index, g)`` (generated code, differentiated again) adds into ``A``'s array in place:
-        save ``A[index]`` first and restore it after the statement's adjoint, like an element store."""
-        value = stmt.value
-        if not (isinstance(value, gast.Call) and len(value.args) == 3 and isinstance(value.args[0], gast.Name)
-                and callee_object(value.func, self.unit.bindings.objects) is runtime.add_at):
-            return []
-        array, index = value.args[0].id, value.args[1]
-        element = gast.Subscript(value=syntax.name(array), slice=syntax.clone(index), ctx=gast.Load())
-        restore = gast.Subscript(value=syntax.name(array), slice=syntax.clone(index), ctx=gast.Store())
-        pair = self.frame.new_pair()
-        self.pops[("added", id(stmt))] = [self._pop(restore, pair)]
-        return [self.frame.push(self.tape, syntax.call(self.frame.helper("copied"), [element]), pair)]
 
     def _push(self, stmt, value, restore_target):
         pair = self.frame.new_pair()
