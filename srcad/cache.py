@@ -38,7 +38,7 @@ import warnings
 from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
-from .errors import SrcadError
+from .errors import AliasingError, SrcadError
 from .frontend import loader, tracebacks
 from .dependencies import Dependencies, collect, describe
 from .frontend.source import unwrap
@@ -242,10 +242,11 @@ def _for_the_user(error: SrcadError, func) -> SrcadError:
     if place is None:
         return error
     file, lineno, text, name = place
+    example = (" (for example, compute the value into a new array instead of storing into a row you also read)"
+               if isinstance(error, AliasingError) else "")
     return type(error)(f"{error}\nThat is srcad's derivative of {name}, being differentiated again, at the code for "
                        f"your line {file}:{lineno}: `{text}`.  Write that line another way so the derivative "
-                       f"of it avoids what is named above (for example, compute the value into a new array "
-                       f"instead of storing into a row you also read), or take one derivative fewer of {name}")
+                       f"of it avoids what is named above{example}, or take one derivative fewer of {name}")
 
 
 def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, build: Callable, fresh: bool = False):
