@@ -128,6 +128,12 @@ class NestedDerivatives(Transformation):
             extra = {"with_value": True} if kind == "value_and_grad" else {}
             target = self.unit.derive(function, wrt, mode, **extra)
         call.func = self._bound(f"{kind}_{maker.args[0].id}", target)
+        positional = getattr(getattr(function, "__code__", None), "co_argcount", len(call.args))
+        if free and len(call.args) > positional:   # a seed or tangents after g's arguments: keyword-only now
+            extra = call.args[positional:]
+            call.args = call.args[:positional]
+            call.keywords = list(call.keywords) + [gast.keyword(arg=name, value=value) for name, value in
+                                                   zip(target.parameters[-len(extra):], extra)]
         call.keywords = list(call.keywords) + _passed(free)
 
     def _direct(self, call, kind, function, free) -> None:
