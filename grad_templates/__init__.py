@@ -21,12 +21,13 @@ trapezoid, interp, polyval), ``construction`` (array, copy, full), ``iteration``
 sorted, set),
 ``fft`` (numpy.fft's real functions), ``special`` (scipy.special),
 ``scipy_linalg``, ``scipy_stats``, ``scipy_signal``, ``scipy_integrate``,
-``runtime_helpers``, ``runtime_helpers_linalg`` and ``runtime_helpers_reductions`` (srcad's own
-helpers, so generated code can be differentiated again).
+``runtime_helpers``, ``runtime_helpers_linalg``, ``runtime_helpers_reductions`` and ``tape`` (srcad's
+own helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
                indexing, joining, linalg, decompositions, numerical, construction, iteration, fft, nondifferentiable,
-               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical)
+               runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical,
+               tape)
 from . import optional
 
 optional.watch()   # the SciPy families: now for the SciPy modules imported already, later for the others

@@ -22,7 +22,7 @@ import numpy as np
 
 from srcad import runtime
 from srcad.runtime import limits as runtime_limits
-from srcad.runtime import (add_at, broadcast_like, cast_gate, dot_lhs_grad, dot_rhs_grad, filled_like,
+from srcad.runtime import (add_at, broadcast_like, cast_gate, copied, dot_lhs_grad, dot_rhs_grad, filled_like,
                            keep_last, matmul_lhs_grad, matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce,
                            zeros_like)
 from srcad.runtime.limits import xdivy, xlogy
@@ -78,8 +78,8 @@ def copied_adjoint(y, value):
 
 
 @tangent(runtime.copied)
-def copied_tangent(y, value):
-    d[y] = d[value]
+def copied_tangent(y, value):   # a copy too: d[value] may be a view of a tangent changed later
+    d[y] = copied(d[value])
 
 
 @adjoint(runtime.keep_last)
@@ -119,7 +119,7 @@ def filled_like_tangent(y, g, like):
 @adjoint(runtime.add_at)
 def add_at_adjoint(y, target, index, grad):
     d[target] = d[y]
-    d[grad] = unbroadcast(d[y][index], grad)
+    d[grad] = unbroadcast(copied(d[y][index]), grad)   # a copy: d[target] is d[y], and may be zeroed later
 
 
 @tangent(runtime.add_at)

@@ -38,8 +38,8 @@ import warnings
 from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
-from .errors import SrcadError
-from .frontend import loader
+from .errors import AliasingError, SrcadError
+from .frontend import loader, tracebacks
 from .dependencies import Dependencies, collect, describe
 from .frontend.source import unwrap
 from .templates import REGISTRY
@@ -232,12 +232,29 @@ def _remove_quietly(path: str) -> None:
 _BUILDING = threading.local()   # .building: functions this thread is building derivatives of
 
 
+def _for_the_user(error: SrcadError, func) -> SrcadError:
+    """``error``, raised at a line of srcad's own generated code (a derivative differentiated again), with
+    the user's line that code comes from and what to do."""
+    head = str(error).split("\n", 1)[0]
+    filename, _, rest = head.rpartition(":")
+    filename, _, line = filename.rpartition(":")
+    place = tracebacks.user_line(filename, int(line)) if line.isdigit() and rest.isdigit() else None
+    if place is None:
+        return error
+    file, lineno, text, name = place
+    example = (" (for example, compute the value into a new array instead of storing into a row you also read)"
+               if isinstance(error, AliasingError) else "")
+    return type(error)(f"{error}\nThat is srcad's derivative of {name}, being differentiated again, at the code for "
+                       f"your line {file}:{lineno}: `{text}`.  Write that line another way so the derivative "
+                       f"of it avoids what is named above{example}, or take one derivative fewer of {name}")
+
+
 def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, build: Callable, fresh: bool = False):
     """``(source, code, function name, injected names, injected values)`` of the derivative under ``key``:
     read from disk (unless ``fresh``), else made by ``build(func, wrt, mode, options)`` and stored.
 
-    A function whose derivative is being built on this thread and is asked for again calls itself:
-    ``SrcadError`` (srcad cannot differentiate recursion).
+    A recursive function's derivative calls itself: a call of f inside f names the derivative being built
+    (``passes/frame.py``), so the same key is never built twice at once on a thread.
 
     Example::
 
@@ -257,13 +274,14 @@ def compiled_entry(func: Callable, key: str, wrt, mode: str, options: Dict, buil
                 except (SyntaxError, ValueError):   # a damaged file: build it again
                     pass
     building = _BUILDING.__dict__.setdefault("building", [])
-    if func in building:
-        chain = " -> ".join(f.__name__ for f in building + [func])
-        raise SrcadError(f"{func.__name__} calls itself ({chain}); srcad cannot differentiate recursion. "
-                         f"Rewrite the recursion as a loop, or register a rule for it with @srcad.adjoint")
-    building.append(func)
+    if key in building:   # a recursive call finds the derivative being built through passes/frame.py: not here
+        raise SrcadError(f"srcad was asked for the derivative of {func.__name__} while building it; "
+                         f"report this, with the function, as a bug in srcad")
+    building.append(key)
     try:
         generated = build(func, wrt, mode, options)
+    except SrcadError as error:
+        raise _for_the_user(error, func) from None
     finally:
         building.pop()
     source = generated.source

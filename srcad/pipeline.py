@@ -44,6 +44,8 @@ from .passes.methods import Methods
 from .passes.inline_temporaries import InlineTemporaries
 from .passes.iteration import Iteration
 from .passes.mutating_calls import MutatingCalls
+from .passes.nested import NestedDerivatives
+from .passes.saved_views import SavedViews
 from .passes.normalize import Normalize
 from .passes.propagate_copies import PropagateCopies
 from .passes.regions import Regions
@@ -58,7 +60,8 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, GradHooks, Iteration,
+PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, NestedDerivatives, SavedViews,
+                                    GradHooks, Iteration,
                                     Inline, Attributes, Contexts, Exceptions, Desugar, MutatingCalls, Views, Aliasing,
                                     Normalize, Attempts, Versioning, ActivityAnalysis, ComplexValues, ReverseMode,
                                     ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries,
@@ -69,7 +72,8 @@ PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineC
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "grad_hooks", "iteration", "inline",
+_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "nested", "saved_views", "grad_hooks",
+          "iteration", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
           "attempts", "versioning", "activity", "complex_values")
 
@@ -145,7 +149,7 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
     used = syntax.loaded_names(unit.tree)
     objects = unit.bindings.objects
     for name in list(used):   # a callee's derivative is built from the callee: keep its name bound
-        callee = getattr(objects.get(name), "func", None)
+        callee = _callee_of(objects.get(name))
         used |= {n for n, v in objects.items() if v is callee and callee is not None}
     imports, injected = _split_bindings({k: v for k, v in objects.items() if k in used})
     header = _header(unit, mode, imports, injected)
@@ -189,10 +193,22 @@ def _split_bindings(objects):
                 extra = "".join(f", {k}={v!r}" for k, v in sorted(value.options.items())
                                 if k not in ("optimize", "tuple_result") and v)
                 wrt = value.requested_wrt
-                derived.append(f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})")
+                derived.append((name, callee_name,
+                                f"{name} = derivative({callee_name}, wrt={wrt!r}, mode={value.mode!r}{extra})"))
     for module in sorted(from_imports):
         imports.append(_wrapped(f"from {module} import ", sorted(set(from_imports[module]))))
-    return imports + derived, injected
+    ordered = []
+    while derived:   # a derivative of a derivative comes after the derivative it is built from
+        ready = [entry for entry in derived if entry[1] not in {name for name, _, _ in derived}]
+        ordered += [line for _, _, line in ready]
+        derived = [entry for entry in derived if entry not in ready]
+    return imports + ordered, injected
+
+
+def _callee_of(value):
+    """What a bound derivative differentiates: a derivative (of a derivative) or the callee's function."""
+    inner = getattr(value, "_inner", None) if value.__class__.__name__ == "Derivative" else None
+    return inner if inner is not None else getattr(value, "func", None)
 
 
 def _wrapped(prefix: str, names, width: int = 99) -> str:

@@ -6,7 +6,8 @@ Contract: pure functions over statement lists; nothing here changes a tree.
 - ``definitely_bound(block, before)``: what is surely bound after ``block``.
 - ``target_name(target)``: the variable an assignment target writes (``A`` for ``A[i] = v``).
 - ``has_break(loop)``: whether a loop's own body (not an inner loop's) breaks.
-- ``is_append(stmt)`` / ``list_names(stmts)``: list appends, and names holding lists.
+- ``is_append(stmt)``, ``is_pop(stmt)`` / ``list_names(stmts)``: list appends and pops (``v = xs.pop()``),
+  and names holding lists.
 - ``array_names(stmts)``: names provably holding arrays or numbers, not containers.
 - ``written_names(stmt)``: what a statement binds or changes in place.
 - ``MemorySharing(tree)``: which names may hold a view of an array another name
@@ -221,7 +222,7 @@ def _numeric_function(function) -> bool:
 def array_names(stmts) -> Set[str]:
     """Names used as arrays or numbers, never as lists: operands of arithmetic (``+`` and ``*``
     only beside a float or a known array: they also join and repeat lists), of NumPy and math
-    functions, or indexed by a tuple."""
+    functions, or indexed by a tuple; never a name the code tests with ``isinstance``."""
     names, joins = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         for node in syntax.walk(stmt):
@@ -252,7 +253,15 @@ def array_names(stmts) -> Set[str]:
                 if numeric(one) and isinstance(other, gast.Name) and other.id not in names:
                     names.add(other.id)
                     grown = True
-    return names
+    return names - _type_tested(stmts)
+
+
+def _type_tested(stmts) -> Set[str]:
+    """Names the code asks ``isinstance`` about: they may hold an array on one path and a tuple on another
+    (a recursive function walking a tree)."""
+    return {node.args[0].id for stmt in syntax.iter_statements(list(stmts)) for node in syntax.walk(stmt)
+            if isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is isinstance and node.args
+            and isinstance(node.args[0], gast.Name)}
 
 
 def written_names(stmt) -> Set[str]:
@@ -263,7 +272,10 @@ def written_names(stmt) -> Set[str]:
         target = stmt.targets[0] if isinstance(stmt, gast.Assign) else stmt.target
         while isinstance(target, gast.Subscript):
             target = target.value
-        return syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
+        names = syntax.names_in(target) if isinstance(target, (gast.Name, gast.Tuple)) else set()
+        if isinstance(stmt, gast.Assign) and _pops(stmt.value):
+            names = names | {stmt.value.func.value.id}   # ``v = xs.pop()`` changes xs too
+        return names
     if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
         call = stmt.value
         changed = {call.args[0].id} if call.args and isinstance(call.args[0], gast.Name) else set()
@@ -279,11 +291,25 @@ def is_append(stmt) -> bool:
             and bool(syntax.annotation(stmt.value, "append")))
 
 
+def is_pop(stmt) -> bool:
+    """``v = xs.pop()`` (normalized): the list's last item taken off."""
+    return (isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Call)
+            and bool(syntax.annotation(stmt.value, "pop")))
+
+
+def _pops(value) -> bool:
+    """Whether ``value`` is ``xs.pop()`` on a named list (normalized or not)."""
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop"
+            and isinstance(value.func.value, gast.Name) and not value.args and not value.keywords)
+
+
 def list_names(stmts) -> Set[str]:
-    """Names that hold lists: assigned a list literal, appended to, or assigned such a name."""
+    """Names that hold lists: assigned a list literal, appended to or popped, or assigned such a name."""
     names, copies = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         if is_append(stmt):
+            names.add(stmt.value.func.value.id)
+        elif is_pop(stmt):
             names.add(stmt.value.func.value.id)
         elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
             if isinstance(stmt.value, gast.List):

@@ -4,7 +4,10 @@ Contract: ``Sharing(tree, objects)`` reads the tree and never changes it.  It ho
 - ``links``: every place where two names start to share memory, as a ``Link``
   from a *viewer* to a *base*: ``B = A.reshape(3)`` (``B`` views ``A``),
   ``r = A[i]``, ``z = y``, ``acc = [y]`` (``y`` is held by ``acc``),
-  ``xs[i] = y`` or ``xs.append(y)`` into what may be a list.  A link says how
+  ``xs[i] = y`` or ``xs.append(y)`` into what may be a list, and ``v = xs.pop()``
+  (v was an item of xs, held like one appended); not ``t = A[i]`` when it reads
+  one element of an array of known rank (``ranks``: the parameters', when
+  given; ``srcad/analysis/elements.py``).  A link says how
   to bring the viewer up to date from the base (``refresh``: the expression,
   evaluated again) and the base from the viewer (``writeback``), when srcad
   knows how; unknown calls (a helper from another module, ``np.split``...)
@@ -32,6 +35,7 @@ import gast
 
 from ..frontend import syntax
 from .blocks import RETURN_VALUE
+from .elements import ScalarElements
 from .relations import Writeback, element_writeback, identity_writeback, relation
 
 @dataclass(eq=False)
@@ -61,8 +65,9 @@ class _Place:
 class Sharing:
     """Links, reaching bindings and liveness of one desugared function; see the module docstring."""
 
-    def __init__(self, tree, objects):
+    def __init__(self, tree, objects, ranks=None):
         self.params = [a.id for a in tree.args.args + tree.args.kwonlyargs]
+        self.elements = ScalarElements(tree, ranks)
         self.statements: List = []
         self.places: Dict[int, _Place] = {}
         self._number(tree.body, (), ())
@@ -118,7 +123,13 @@ class Sharing:
         if isinstance(stmt, gast.Assign):
             targets = stmt.targets
             first = targets[0]
-            if isinstance(first, gast.Name):
+            if isinstance(first, gast.Name) and _popped(stmt.value):
+                # ``v = xs.pop()``: v is an item xs held, like one appended to it (no view of xs itself)
+                links.append(Link(first.id, stmt.value.func.value.id, stmt, stmt.value, frozenset(), None, None,
+                                  True))
+            elif isinstance(first, gast.Name) and self.elements.selects_scalar(stmt.value):
+                pass   # one element of an array of known rank: a new scalar, no view
+            elif isinstance(first, gast.Name):
                 for base, refresh, writeback, operands, held, key in relation(stmt.value, objects, self.local,
                                                                               self.containers):
                     if held:
@@ -241,6 +252,36 @@ class Sharing:
                     return False
         return True
 
+    def _rebound_since(self, link: Link, name: str, stmt) -> bool:
+        """Whether ``name``, which ``stmt`` changes in place and ``link`` joins to another name, is bound again
+        on every way from the link to ``stmt``: the array ``stmt`` changes is then a newer one than the link
+        joined.  The ways are forward within one pass (``d_t = dt``, then ``dt = e; dt += u``) and back round
+        the innermost loop around both (``ddt = d_t`` at the end of one pass, ``d_t = e; d_t += u`` in the
+        next), whichever exist; with neither (the link later in the text, no loop around both), the link
+        never comes first."""
+        if name not in (link.viewer, link.base):
+            return False   # the other name's old array may live on (held by a list, say): keep the link
+        made, at = self.places[id(link.stmt)], self.places[id(stmt)]
+        ways = []
+        if made.index < at.index:
+            level = 0
+            while made.chain[level] == at.chain[level]:
+                level += 1
+            (block, start), (other, end) = made.chain[level], at.chain[level]
+            if block is other:   # else one is in an if's body, the other in its else part: no way forward
+                ways.append([s for b, i in made.chain[level + 1:] for s in b[i + 1:]] + block[start + 1:end]
+                            + [s for b, i in at.chain[level + 1:] for s in b[:i]])
+        loops = [loop for loop in at.loops if loop in made.loops]
+        if loops:
+            level = next(level for level, (block, index) in enumerate(at.chain) if id(block[index]) == loops[-1])
+            loop = at.chain[level][0][at.chain[level][1]]
+            if not (isinstance(loop, gast.For) and name in syntax.stored_names(loop.target)):
+                ways.append([s for b, i in made.chain[level + 1:] for s in b[i + 1:]]
+                            + [s for b, i in at.chain[level + 1:] for s in b[:i]])
+        elif made.index > at.index:
+            return True
+        return all(any(_binds_on_every_path(s, {name}) for s in way) for way in ways)
+
     def partners(self, name: str, stmt, elements: bool = False) -> Dict[str, Link]:
         """Names live after ``stmt`` that may share memory with ``name`` there, each with a link that joins
         it to the group (for messages).  A change to a container (``xs.append(v)``, ``xs[i] = v``) leaves
@@ -250,6 +291,8 @@ class Sharing:
         group = set(reaching.get(name, ()))
         joins: List[Tuple[Link, FrozenSet, FrozenSet]] = []
         for link in self.links:
+            if self._rebound_since(link, name, stmt):
+                continue
             at = self.places[id(link.stmt)].reaching
             after = dict(at)
             for target in getattr(link.stmt, "targets", []):
@@ -294,6 +337,20 @@ def _stores_into(stmt, name) -> bool:
     targets = stmt.targets if isinstance(stmt, gast.Assign) else [stmt.target] if isinstance(
         stmt, gast.AugAssign) else []
     return any(isinstance(t, gast.Subscript) and _root(t) == name for t in targets)
+
+
+def _binds_on_every_path(stmt, names) -> bool:
+    """Whether running ``stmt`` surely binds one of ``names`` again (an assignment, or both arms of an ``if``)."""
+    if isinstance(stmt, gast.Assign):
+        return bool(_bound(stmt) & names)
+    if isinstance(stmt, gast.If):
+        return all(any(_binds_on_every_path(inner, names) for inner in arm) for arm in (stmt.body, stmt.orelse))
+    return False
+
+
+def _popped(value) -> bool:
+    return (isinstance(value, gast.Call) and isinstance(value.func, gast.Attribute) and value.func.attr == "pop"
+            and isinstance(value.func.value, gast.Name) and not value.args and not value.keywords)
 
 
 def _appended(stmt) -> bool:

@@ -76,6 +76,21 @@ def describe_frame(func, filename: str, lineno: int) -> str:
     return "\n".join(note)
 
 
+def user_line(filename: str, lineno: int) -> Optional[Tuple[str, int, str, str]]:
+    """For line ``lineno`` of a generated file (srcad differentiating its own code again, maybe several
+    times over): ``(file, line, text, function name)`` of the user's line it comes from, or None.
+
+    Example: ``user_line(".../df_1a2b.py", 31)`` is ``("/home/me/model.py", 11, "return ...", "f")``.
+    """
+    reference = _ORIGINS.get(filename)
+    func = reference() if reference is not None else None
+    original = _original_line(filename, lineno) if func is not None else None
+    place = _user_place(func, original) if original is not None else None
+    if place is None:
+        return None
+    return user_line(*place) or (place[0], place[1], original, getattr(func, "__qualname__", "f"))
+
+
 def _original_line(filename: str, lineno: int) -> Optional[str]:
     """The user's source line quoted in the comment heading the block that holds ``lineno``."""
     lines = linecache.getlines(filename)
@@ -121,3 +136,10 @@ def _add_note(error: BaseException, note: str) -> None:
         return
     if len(error.args) == 1 and isinstance(error.args[0], str) and not isinstance(error, KeyError):
         error.args = (f"{error.args[0]}\n{note}",)
+
+
+def is_generated(func) -> bool:
+    """Whether ``func`` is a function of a module srcad generated (a derivative, differentiated again)."""
+    code = getattr(func, "__code__", None)
+    reference = _ORIGINS.get(code.co_filename) if code is not None else None
+    return reference is not None and reference() is not None

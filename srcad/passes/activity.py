@@ -69,6 +69,8 @@ def differentiable_operands(value):
     """Names an operation reads through positions a derivative can flow through."""
     if isinstance(value, gast.Subscript):
         return syntax.loaded_names(value.value)
+    if isinstance(value, gast.Call) and annotation(value, "pop"):
+        return {value.func.value.id}   # ``v = xs.pop()``: v is an item of xs
     if isinstance(value, gast.Call):
         names = set()
         for arg in value.args:

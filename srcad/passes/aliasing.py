@@ -125,6 +125,11 @@ class Aliasing(Analysis):
                 at, loops = self.places[id(candidate)]
                 if start_at < at or start_at > end_at and innermost is not None and innermost in loops:
                     return True
+        if start_at > end_at and innermost is not None:   # back round the loop: what follows start in its body
+            chain = self.ancestors[id(start)]
+            level = next(level for level, (block, index) in enumerate(chain) if id(block[index]) == innermost)
+            return any(_binds_on_every_path(later, name) for block, index in chain[level + 1:]
+                       for later in block[index + 1:])
         return False
 
     def _may_follow(self, change, copy) -> bool:
@@ -135,6 +140,15 @@ class Aliasing(Analysis):
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**", gast.MatMult: "@",
             gast.FloorDiv: "//", gast.Mod: "%"}
+
+
+def _binds_on_every_path(stmt, name) -> bool:
+    """Whether running ``stmt`` surely binds ``name`` again (a plain assignment, or both arms of an ``if``)."""
+    if isinstance(stmt, gast.Assign):
+        return isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == name
+    if isinstance(stmt, gast.If):
+        return all(any(_binds_on_every_path(inner, name) for inner in arm) for arm in (stmt.body, stmt.orelse))
+    return False
 
 
 def _number(block, loops, statements, places, chain, ancestors) -> None:

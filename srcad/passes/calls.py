@@ -14,7 +14,9 @@ for the first object srcad knows.  The derivative itself comes from
 ``da, dw = dg(a, w, dout=dy)`` (the seed and tangents go by keyword, so defaulted
 parameters need not be passed): the callee's own VJP, which recomputes its primal.
 In forward mode the call becomes ``y, dy = dg(a, w, da, dw)``.  A callee
-that is being transformed already (recursion) is a clear error.
+whose derivative is being built already (f calling itself, directly or
+through other functions) is called like any other: its seed or tangent names
+come from ``frame.extra_parameters_of``.
 
 Example: with ``def g(a, w): return np.tanh(a * w)``, ``y = g(x, w)`` in f's
 reverse derivative gets the adjoint ``dx, dw = dg(x, w, dy)``.
@@ -30,15 +32,22 @@ from ..errors import SrcadError, StaleSourceError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, lookup
+from .frame import extra_parameters_of
 
 
 def is_user_call(value, mode: str) -> bool:
-    """A call to a plain Python function srcad must transform itself."""
+    """A call to a plain Python function srcad must transform itself, or to a srcad derivative (generated
+    code calling a callee's derivative, differentiated again)."""
     if not isinstance(value, gast.Call):
         return False
     function = annotation(value.func, "ref")
-    return (inspect.isfunction(function) and lookup(function, mode) is None
-            and not is_nondifferentiable(function))
+    return (inspect.isfunction(function) or _is_derivative(function)) and lookup(function, mode) is None \
+        and not is_nondifferentiable(function)
+
+
+def _is_derivative(function) -> bool:
+    """A ``srcad.api.Derivative`` (known by its duck type: the passes never import the API)."""
+    return hasattr(function, "_load") and hasattr(function, "_current") and hasattr(function, "parameters")
 
 
 def active_arguments(value, activity) -> Tuple[List[int], List[str]]:
@@ -52,7 +61,7 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     """Bind the callee's derivative; returns its name and the active argument atoms in order."""
     value = stmt.value
     function = annotation(value.func, "ref")
-    parameters = inspect.signature(function).parameters
+    parameters = function.parameters if _is_derivative(function) else inspect.signature(function).parameters
     positions, names = active_arguments(value, activity)
     wrt = tuple(positions) + tuple(names)
     options = {"with_value": True} if mode == "forward" else {}
@@ -71,11 +80,13 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
     try:
         callee = unit.derive(function, wrt if len(wrt) != 1 else wrt[0], mode, **options)
         probe = callee if receivers is None else callee.bind(receivers[0])
-        # build now: errors surface, recursion is detected
-        if hasattr(probe, "variant_for"):   # g(*xs, **kw): the derivative of the variant for these arguments
+        extra = extra_parameters_of(callee) if receivers is None else None   # f calling itself: no build
+        if extra is not None:
+            pass   # the derivative being built, called by f itself
+        elif hasattr(probe, "variant_for"):   # g(*xs, **kw): the derivative of the variant for these arguments
             callee, extra = probe.variant_for(len(value.args) - (receivers is not None),
                                               [k.arg for k in value.keywords])
-        else:
+        else:   # build now: errors surface
             extra = probe.parameters[len(parameters) - (receivers is not None):]
     except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
         kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError

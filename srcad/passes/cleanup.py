@@ -5,7 +5,8 @@ included (liveness through a loop is iterated to a fixed point).  A statement
 is kept when it has an effect (``check_seed``, ``print``, ``assert``,
 ``break``), writes an array a kept statement reads later (``dx[i] += e``,
 ``add_at(dx, ...)``, an element store), or assigns a name that a kept
-statement or the return reads.  A tape pop whose value nobody reads is
+statement or the return reads (a dead ``v = xs.pop()`` or ``dv += dxs.pop()``
+still takes the item off: only the call is kept).  A tape pop whose value nobody reads is
 dropped together with every push of the same pair (annotation ``tape_pair``),
 so the tape holds only what the backward pass reads.  Empty branches and
 loops go, and comments that head nothing.  Returns whether anything changed.
@@ -45,6 +46,15 @@ def _reads(node) -> Set[str]:
                   and sub.func.value.__class__ is gast.Call and getattr(sub.func.value.func, "id", None) == "locals"
                   and sub.args[0].__class__ is gast.Constant}
     return names
+
+
+def _pops_in(stmt) -> List:
+    """The ``xs.pop()`` calls in an assignment's value, in the order they run (``dv += dxs.pop()``)."""
+    if not isinstance(stmt, (gast.Assign, gast.AugAssign)) or isinstance(stmt.value, (gast.Name, gast.Constant)):
+        return []
+    return [node for node in syntax.walk(stmt.value) if node.__class__ is gast.Call and not node.args
+            and node.func.__class__ is gast.Attribute and node.func.attr == "pop"
+            and node.func.value.__class__ is gast.Name]
 
 
 def _is_live(name, live) -> bool:
@@ -91,7 +101,7 @@ class Cleanup(Transformation):
                 self.changed = True
                 continue
             stmt, live = result
-            kept.append(stmt)
+            kept += reversed(stmt) if isinstance(stmt, list) else [stmt]
         return list(reversed(kept)), live
 
     def _statement(self, stmt, live):
@@ -120,6 +130,12 @@ class Cleanup(Transformation):
             if pair in self.dead_pairs:
                 return None
         elif not self._needed(stmt, live):
+            taken = _pops_in(stmt)   # items taken off a list: still taken, their values unread
+            if not taken:
+                return None
+            self.changed = True
+            return ([syntax.set_location(gast.Expr(value=call), getattr(stmt, "lineno", None)) for call in taken],
+                    live | self._reads(stmt.value))
             return None
         live = set(live)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):

@@ -31,10 +31,10 @@ from ..frontend import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
 from .grad_hooks import HOOK
-from ..analysis.blocks import array_names, definitely_bound, is_append, is_store, target_name
+from ..analysis.blocks import array_names, definitely_bound, is_append, is_pop, is_store, target_name
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import active_arguments, forward_statement, is_user_call
-from .frame import Frame, split_output, split_return, with_extras
+from .frame import Frame, announced, split_output, split_return, with_extras
 from ..analysis.expressions import is_fresh
 from .normalize import is_static
 from . import Transformation
@@ -63,7 +63,8 @@ class ForwardMode(Transformation):
                                  syntax.call(self.frame.helper("copied"),
                                              [syntax.name(self.unit.namer.derivative(s.targets[0].id))]))
                    for s in copies if s.targets[0].id in unit.wrt]
-        new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt))
+        with announced(unit, [self.unit.namer.derivative(p) for p in unit.wrt]):   # recursion: see frame.py
+            new_body = copies + self._block(body, set(self.frame.parameters) | set(unit.wrt))
         new_body.append(gast.Return(value=with_extras(unit, self._return(returned).value, returned, aux)))
         unit.tree = self.frame.forward_signature(tree, new_body)
         unit.facts["forward"] = {"tangents": [self.unit.namer.derivative(p) for p in unit.wrt]}
@@ -84,6 +85,8 @@ class ForwardMode(Transformation):
             return self._store(stmt)
         if isinstance(stmt, (gast.Assign, gast.Expr, gast.Assert)):
             syntax.annotate(stmt, "primal", True)
+        if is_pop(stmt):
+            return [stmt] + self._popped(stmt)
         if isinstance(stmt, gast.Assign):
             if (self.activity.is_active(stmt.targets[0]) and is_user_call(stmt.value, FORWARD)
                     and active_arguments(stmt.value, self.activity) == ([], [])):
@@ -105,7 +108,13 @@ class ForwardMode(Transformation):
             element = stmt.value.args[0]
             tangent = self._read(element) or syntax.call(self.frame.helper("zeros_like"), [syntax.clone(element)])
             appended = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.append"), [tangent])
-            return [stmt, syntax.expr_stmt(appended)]
+            syntax.annotate(appended, "append", True)
+            code = []
+            if array in self.zero or not self._has_tangent(array):   # every item's tangent was zero so far
+                code.append(self._zeros(array))
+                self.zero.discard(array)
+                self.defined.add(array)
+            return code + [stmt, syntax.expr_stmt(appended)]
         if isinstance(stmt, gast.If):
             return self._if(stmt, bound)
         if isinstance(stmt, (gast.For, gast.While)):
@@ -146,6 +155,8 @@ class ForwardMode(Transformation):
         """Give a real tangent variable to every active name the compound writes and that exists before it."""
         written = {target_name(s.targets[0]) for s in syntax.iter_statements(stmt.body + stmt.orelse)
                    if isinstance(s, gast.Assign)}
+        written |= {s.value.func.value.id for s in syntax.iter_statements(stmt.body + stmt.orelse)
+                    if is_append(s) or is_pop(s)}   # a list the compound appends to or pops from
         code = []
         for name in sorted(written & bound):
             if self.activity.is_active(syntax.name(name)):
@@ -183,6 +194,18 @@ class ForwardMode(Transformation):
                 else syntax.call(self.frame.helper("zeros_like"), [syntax.clone(stmt.value)])
         tangent = gast.Assign(targets=[target], value=value, type_comment=None)
         return code + [stmt, tangent]
+
+    def _popped(self, stmt) -> List:
+        """``v = xs.pop()``: the tangent of ``v`` is the last entry of ``dxs``, taken off with it."""
+        target, array = stmt.targets[0].id, stmt.value.func.value.id
+        tangents = self._read(syntax.name(array))
+        if tangents is None:   # the list holds no tangents: v's is zero
+            return self._statement_of_constant(target)
+        popped = syntax.call(syntax.dotted(f"{tangents.id}.pop"))
+        syntax.annotate(popped, "pop", True)
+        if not self.activity.is_active(stmt.targets[0]):
+            return [syntax.expr_stmt(popped)]
+        return self._define(target, popped)
 
     def _has_tangent(self, name) -> bool:
         return name in self.unit.wrt or name in self.materialized or name in self.defined

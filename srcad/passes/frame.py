@@ -11,14 +11,20 @@ not about any one statement, for the reverse transform:
 - ``push``/``pop``: tape operations, each pair sharing an id (annotation
   ``tape_pair``) so ``cleanup`` can drop both when the popped value is unread;
 - ``copy_stored_parameters``: ``A = A.copy()`` for parameters the function
-  stores into, so a derivative never writes the caller's arrays.
+  stores into, so a derivative never writes the caller's arrays;
+- ``announced(unit, extra)``: while the mode pass runs, the parameters the
+  derivative adds to f's (the seed, or the tangents) are known to
+  ``extra_parameters_of(derivative)``, so a recursive call (direct, or
+  through other functions) can call the derivative being built.
 
 Example: for ``def f(x): return np.sum(x)`` the signature is
 ``def df(x, dout=1.0)``.
 """
 from __future__ import annotations
 
-from typing import Dict, List
+import contextlib
+import threading
+from typing import Dict, List, Optional
 
 import gast
 import numpy as np
@@ -163,3 +169,41 @@ def _literal_defaults(args):
     args.defaults = [d if literal(d) else syntax.constant(Ellipsis) for d in args.defaults]
     args.kw_defaults = [d if literal(d) else syntax.constant(Ellipsis) for d in args.kw_defaults]
     return args
+
+
+class _Announced(threading.local):
+    units: List = []
+
+
+_ANNOUNCED = _Announced()
+
+
+@contextlib.contextmanager
+def announced(unit, extra: List[str]):
+    """Make ``extra`` (the seed's name, or the tangents') known while ``unit``'s derivative is being built.
+
+    Example::
+
+        with announced(unit, [seed]):
+            backward = self._backward(body)
+    """
+    entry = (unit, list(extra))
+    _ANNOUNCED.units = _ANNOUNCED.units + [entry]
+    try:
+        yield
+    finally:
+        _ANNOUNCED.units = [e for e in _ANNOUNCED.units if e is not entry]
+
+
+def extra_parameters_of(derivative) -> Optional[List[str]]:
+    """The seed or tangent names of ``derivative`` (a ``srcad.api.Derivative``) when it is being built on this
+    thread (f calls itself), else None.
+
+    Example: while ``df`` of ``def power(x, n): ... power(x, n - 1)`` is built,
+    ``extra_parameters_of(derivative(power))`` is ``["dout"]``.
+    """
+    for unit, extra in reversed(_ANNOUNCED.units):
+        if (unit.parsed.func is getattr(derivative, "func", None) and tuple(unit.wrt) == tuple(derivative.wrt)
+                and unit.mode == derivative.mode and unit.options == derivative.options):
+            return extra
+    return None

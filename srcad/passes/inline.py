@@ -127,7 +127,8 @@ class Inline(Transformation):
         definition = self.local_functions[call.func.id]
         if depth > 20:
             raise self.unit.error(call, UnsupportedSyntaxError, f"the recursive local function {definition.name}",
-                                  "write the recursion as a loop")
+                                  "define it at module level, passing what it reads from the enclosing function as arguments (srcad "
+                                  "differentiates recursive module-level functions), or write the recursion as a loop")
         params = [arg.id for arg in definition.args.args]
         defaults = definition.args.defaults
         bound = dict(zip(params, call.args))
@@ -157,7 +158,8 @@ class Inline(Transformation):
         self.depth = getattr(self, "depth", 0) + 1
         if self.depth > 20:
             raise self.unit.error(call, UnsupportedSyntaxError, f"the recursive local function {definition.name}",
-                                  "write the recursion as a loop")
+                                  "define it at module level, passing what it reads from the enclosing function as arguments (srcad "
+                                  "differentiates recursive module-level functions), or write the recursion as a loop")
         before += self._block(_returns_to_result(self.unit, body, result, definition))   # nested local calls
         self.depth -= 1
         return syntax.name(result) if isinstance(result, str) else None

@@ -132,6 +132,8 @@ class MutatingCalls(Transformation):
             return before + [self._store(stmt, target, syntax.constant(Ellipsis), value, text)]
         if method == "put" and len(call.args) == 2 and not keywords:
             return self._put(stmt, receiver, call.args[0], call.args[1], text)
+        if method == "pop" and not call.args and not keywords and isinstance(receiver, gast.Name):
+            return None   # a list used as a stack: normalize keeps it, the mode transforms differentiate it
         if method in MUTATING_METHODS and method != "append":
             raise self._refusal(stmt, f"`{text}` changes an array or list in place, and srcad has no rule "
                                 "for that change", "assign a new value to the name instead (for example "

@@ -6,6 +6,10 @@ Contract: after this pass every block (the body, and the bodies of ``if``,
   ``f(a, ..., k=a)``, ``a[index]``, a metadata read (``a.shape``), a condition
   (comparison, ``and``/``or``/``not``, kept whole) or a tuple/list of atoms;
 - ``name[index] = atom`` (an element store);
+- ``xs.append(atom)`` and ``name = xs.pop()`` on a list ``xs`` used as a stack
+  (a bare ``xs.pop()`` assigns a fresh name, ``popped``);
+- ``locals().get('v')`` (generated code saving a name that may be unbound)
+  reads ``v``, which the body first binds to ``None``;
 - ``if name:`` with a hoisted condition, ``for i in range(atoms)``,
   ``while <condition>`` (its test stays whole: it is evaluated every
   iteration) and ``break``;
@@ -107,6 +111,15 @@ def _reads_one_array(function) -> bool:
     return (isinstance(function, np.ufunc) or module.split(".")[0] == "numpy") and not sequence
 
 
+def _reads_local(call) -> bool:
+    """``locals().get('name')``: the value of a name that may still be unbound (derivative code saves them)."""
+    func = call.func
+    return (isinstance(func, gast.Attribute) and func.attr == "get" and isinstance(func.value, gast.Call)
+            and isinstance(func.value.func, gast.Name) and func.value.func.id == "locals" and not func.value.args
+            and len(call.args) == 1 and isinstance(call.args[0], gast.Constant)
+            and isinstance(call.args[0].value, str) and not call.keywords)
+
+
 def _is_index(node) -> bool:
     """Index arithmetic simple enough to leave inside a subscript (``i + 1``, ``:``, ``None``)."""
     if isinstance(node, (gast.Name, gast.Constant)) or is_metadata(node):
@@ -132,7 +145,11 @@ class Normalize(Transformation):
         self.read = syntax.loaded_names(unit.tree)
         self.appended = list_names([s for s in syntax.iter_statements(unit.tree.body) if not (
             isinstance(s, gast.Assign) and isinstance(s.value, gast.List) and s.value.elts)])
-        unit.tree.body = self._block(unit.tree.body)
+        self.maybe_unbound = set()
+        body = self._block(unit.tree.body)
+        line = body[0].lineno if body else unit.tree.lineno
+        unit.tree.body = [syntax.set_location(syntax.assign(name, syntax.constant(None)), line)
+                          for name in sorted(self.maybe_unbound)] + body
         return True
 
     def _block(self, body) -> List:
@@ -186,7 +203,10 @@ class Normalize(Transformation):
                 return [stmt]
             if isinstance(stmt.value, gast.Constant):
                 return []  # docstring or bare constant
-            return [gast.Expr(value=self._operation(stmt.value))]
+            operation = self._operation(stmt.value)
+            if annotation(operation, "pop"):   # `xs.pop()`: the item taken off is a value like any other
+                return [syntax.assign(self.unit.namer.fresh("popped"), operation)]
+            return [gast.Expr(value=operation)]
         if isinstance(stmt, gast.Pass):
             return []
         if isinstance(stmt, (gast.Assert, gast.Raise)):
@@ -362,6 +382,14 @@ class Normalize(Transformation):
             appended = gast.Call(func=func, args=args, keywords=[])
             annotate(appended, "append", True)
             return appended
+        if _reads_local(node):   # `locals().get('v')`: v, which starts as None (what .get gives while unbound)
+            self.maybe_unbound.add(node.args[0].value)
+            return syntax.name(node.args[0].value)
+        if (isinstance(func, gast.Attribute) and func.attr == "pop" and isinstance(func.value, gast.Name)
+                and annotation(func.value, "ref", None) is None and not args and not keywords):
+            popped = gast.Call(func=func, args=[], keywords=[])   # a list used as a stack: its last item
+            annotate(popped, "pop", True)
+            return popped
         if isinstance(func, gast.Attribute) and annotation(func, "ref", None) is None:
             method = METHODS.get(func.attr)
             if func.attr == "view" and (args or keywords):

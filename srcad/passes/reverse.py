@@ -59,9 +59,10 @@ from ..frontend import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
-from ..analysis.blocks import array_names, is_append, is_store, list_names, target_name, written_names
+from ..analysis.blocks import array_names, is_append, is_pop, is_store, list_names, target_name, written_names
+from .calls import is_user_call
 from .derivatives import Differentiator, with_comments
-from .frame import Frame, split_output, split_return, with_extras
+from .frame import Frame, announced, split_output, split_return, with_extras
 from ..analysis.expressions import constant_index, range_indices
 from .grad_hooks import HOOK
 from .normalize import is_static
@@ -96,6 +97,7 @@ class ReverseMode(Taping, AdjointState, Transformation):
         body, returned = split_return(unit, tree.body)
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
+        self.containers = self.lists | _container_names(body)
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
@@ -112,7 +114,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
         backward = []
         if isinstance(returned, gast.Tuple):
             backward.append((returned.lineno, self._tuple(returned, seed)))
-        backward = with_comments(unit, backward) + self._backward(body)
+        with announced(unit, [seed]):   # a call of f itself (recursion) calls the derivative being built
+            backward = with_comments(unit, backward) + self._backward(body)
         check = syntax.assign(seed, syntax.call(self.frame.helper("check_seed"),
                                                 [syntax.clone(returned), syntax.name(seed)]))
         uses_tape = any(self.pops.values())
@@ -151,6 +154,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
     def _backward_statement(self, stmt) -> List:
         if is_store(stmt):   # temporaries recomputed for it read no element of the array it stores into
             return self._recomputed(stmt) + self._store(stmt) + self.pops.get(id(stmt), [])
+        if is_pop(stmt):
+            return self._recomputed(stmt) + self._popped(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
             # an adjoint nothing contributed to is zero: the statement then needs no adjoint code
             target = stmt.targets[0]
@@ -181,9 +186,41 @@ class ReverseMode(Taping, AdjointState, Transformation):
         if array in self.state and self.activity.is_active(syntax.name(array)):
             popped = syntax.call(syntax.dotted(f"{self.unit.namer.derivative(array)}.pop"))
             self.aliased_from = {}
-            code = self._accumulate(element, popped) if self.activity.is_active(element) \
-                else [syntax.expr_stmt(popped)]
+            if not self.activity.is_active(element):
+                code = [syntax.expr_stmt(popped)]
+            elif element.id in self.state and element.id in self.containers:   # a tuple's adjoint is a list
+                adjoint = self.unit.namer.derivative(element.id)
+                total = self._filled(element.id) if element.id in self.placeholders else syntax.name(adjoint)
+                code = [syntax.assign(adjoint, syntax.call(self.frame.helper("add_structures"), [total, popped]))]
+                self.state[element.id] = False
+            else:
+                code = self._accumulate(element, popped)
         return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
+
+    def _popped(self, stmt) -> List:
+        """``v = xs.pop()``: ``dv`` goes back on ``dxs`` as its last entry, ``v`` back on ``xs``.
+
+        ``dxs`` holds one entry per item of ``xs`` once defined (``zeros_like(xs)`` of the list as it is
+        here), so the backward pass of each append takes the right one off.
+        """
+        target, array = stmt.targets[0].id, stmt.value.func.value.id
+        code = []
+        active = self.activity.is_active(syntax.name(target)) and target in self.state
+        if self.activity.is_active(syntax.name(array)) and (active or array in self.state):
+            adjoint = self.unit.namer.derivative(array)
+            if array not in self.state:
+                code.append(syntax.assign(adjoint, syntax.call(self.frame.helper("zeros_like"),
+                                                               [syntax.name(array)])))
+                self.state[array] = True
+            code += self._make_owned(array)
+            # the list gets its own copy: the code that follows may add to the adjoint's array in place
+            entry = syntax.call(self.frame.helper("copied"), [
+                self._filled(target) if target in self.placeholders
+                else syntax.name(self.unit.namer.derivative(target))]) if active \
+                else syntax.call(self.frame.helper("zeros_like"), [syntax.name(target)])
+            code.append(_appended(adjoint, entry))
+        self.state.pop(target, None)
+        return code + [_appended(array, syntax.name(target))]
 
     def _hook(self, stmt) -> List:
         """``with insert_grad_of(x) as dx: body``: run ``body`` on x's adjoint as it stands here."""
@@ -290,3 +327,18 @@ class ReverseMode(Taping, AdjointState, Transformation):
             header = gast.For(target=syntax.clone(loop.target), iter=syntax.call("reversed", [iterations]),
                               body=body or [gast.Pass()], orelse=[], type_comment=None)
         return pre + [header]
+
+
+def _appended(list_name: str, value):
+    """``list_name.append(value)``, marked as an append so that this code can be differentiated again."""
+    call = syntax.call(syntax.dotted(f"{list_name}.append"), [value])
+    syntax.annotate(call, "append", True)
+    return syntax.expr_stmt(call)
+
+
+def _container_names(body) -> set:
+    """Names some statement binds to a tuple, list or dict: a literal, or what a call of a user's function or
+    of a derivative gives (``value, tangent = dg(x, dz=dx)``)."""
+    return {stmt.targets[0].id for stmt in syntax.iter_statements(body)
+            if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+            and (isinstance(stmt.value, (gast.Tuple, gast.List, gast.Dict)) or is_user_call(stmt.value, REVERSE))}

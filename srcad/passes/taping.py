@@ -24,6 +24,7 @@ from typing import Dict, List
 
 import gast
 
+from .. import runtime
 from ..frontend import syntax
 from ..analysis.blocks import definitely_bound, has_break, is_store
 from .derivatives import with_comments
@@ -47,7 +48,9 @@ class Taping:
                 syntax.annotate(stmt, "primal", True)
             if isinstance(stmt, gast.Assign) and not is_store(stmt):
                 name = stmt.targets[0].id
-                if name in bound:
+                if _same_array_back(block, index):
+                    pass   # `dx_2 = add_at(dx, i, g); dx = dx_2`: dx's array is dx_2's, nothing to restore
+                elif name in bound:
                     out.append(self._push(stmt, syntax.name(name), syntax.store(name)))
                 elif name in (self.maybe_bound_at_loop[-1] if in_loop else self.maybe_bound) or (
                         in_loop and name in self.bound_this_iteration[-1]):
@@ -182,6 +185,18 @@ class Taping:
 
     def _pop(self, target, pair):
         return self.frame.pop(self.tape, target, pair)
+
+
+def _same_array_back(block, index) -> bool:
+    """Whether ``block[index]`` is ``a = b`` right after ``b = add_at(a, ...)``: generated code adding into its
+    own array, which ``add_at`` gives back, so ``a`` holds the same array before and after."""
+    stmt, before = block[index], block[index - 1] if index else None
+    return (isinstance(stmt.value, gast.Name) and isinstance(before, gast.Assign)
+            and isinstance(before.targets[0], gast.Name) and before.targets[0].id == stmt.value.id
+            and isinstance(before.value, gast.Call) and getattr(before.value.func, "id", None) == "add_at"
+            and syntax.annotation(before.value.func, "ref") is runtime.add_at
+            and before.value.args and isinstance(before.value.args[0], gast.Name)
+            and before.value.args[0].id == stmt.targets[0].id)
 
 
 def _value_if_bound(name: str):

@@ -39,6 +39,7 @@ from ..frontend import syntax
 from ..frontend.emit import to_source
 from ..analysis.relations import bind_wanted, call_of
 from ..analysis.sharing import Link, Sharing
+from .simplify import parameter_ranks
 from . import Transformation
 
 
@@ -73,7 +74,7 @@ class Views(Transformation):
         self.unit = unit
         if not any(changed_name(s) for s in syntax.iter_statements(unit.tree.body)):
             return False
-        self.sharing = Sharing(unit.tree, unit.bindings.objects)
+        self.sharing = Sharing(unit.tree, unit.bindings.objects, parameter_ranks(unit))
         self.after: Dict[int, List] = {}     # id(stmt) -> statements to insert right after it
         self.flagged: Dict[int, Link] = {}   # id(link) -> link whose run-time test is needed
         for stmt in self.sharing.statements:
