@@ -204,6 +204,11 @@ def extra_parameters_of(derivative) -> Optional[List[str]]:
     """
     for unit, extra in reversed(_ANNOUNCED.units):
         if (unit.parsed.func is getattr(derivative, "func", None) and tuple(unit.wrt) == tuple(derivative.wrt)
-                and unit.mode == derivative.mode and unit.options == derivative.options):
+                and unit.mode == derivative.mode and _set(unit.options) == _set(derivative.options)):
             return extra
     return None
+
+
+def _set(options) -> dict:
+    """Options that say something (the build adds some as None)."""
+    return {key: value for key, value in options.items() if value is not None}
