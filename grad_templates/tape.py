@@ -9,9 +9,10 @@ tangent of a list is the list of its items' tangents, pushed and popped with
 it; the adjoint of ``v = xs.pop()`` goes back on ``dxs``); the helpers get
 rules here.  ``add_lists`` and ``add_structures`` add two derivatives of one
 list, item by item: linear in both, so each passes its output's adjoint to
-both operands (the second as a copy: adjoint lists are changed in place).
+both operands, as copies (adjoint lists are changed in place, and ``copied``
+keeps a list's adjoint a list, one entry per item).
 
-Example: the adjoint of ``total = add_lists(a, b)`` is ``d[a] = d[total]``
+Example: the adjoint of ``total = add_lists(a, b)`` is ``d[a] = copied(d[total])``
 and ``d[b] = copied(d[total])``.
 """
 from srcad.runtime import add_lists, add_structures, copied
@@ -20,7 +21,7 @@ from srcad.templates import adjoint, d, tangent
 
 @adjoint(add_lists)
 def add_lists_adjoint(y, total, more):
-    d[total] = d[y]
+    d[total] = copied(d[y])
     d[more] = copied(d[y])
 
 
@@ -31,7 +32,7 @@ def add_lists_tangent(y, total, more):
 
 @adjoint(add_structures)
 def add_structures_adjoint(y, total, more):
-    d[total] = d[y]
+    d[total] = copied(d[y])
     d[more] = copied(d[y])
 
 

@@ -214,9 +214,14 @@ def has_break(loop) -> bool:
     return search(loop.body)
 
 
+_JOINS = frozenset({"stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "block"})
+
+
 def _numeric_function(function) -> bool:
+    """A NumPy or math function whose operands are arrays or numbers (not one joining a list of arrays)."""
     module = getattr(function, "__module__", None) or getattr(getattr(function, "__class__", None), "__module__", "")
-    return function is not None and (module or "").split(".")[0] in ("numpy", "math")
+    return function is not None and (module or "").split(".")[0] in ("numpy", "math") \
+        and getattr(function, "__name__", "") not in _JOINS
 
 
 def array_names(stmts) -> Set[str]:

@@ -44,7 +44,7 @@ Example: with ``def sigmoid(x): return 1.0 / (1.0 + np.exp(-x))`` and
 from __future__ import annotations
 
 import inspect
-import keyword
+import keyword as python_keywords
 import re
 import threading
 import types
@@ -156,7 +156,7 @@ def _resolve_helper(unit: Unit, parsed: ParsedFunction, target) -> bool:
         return False
     if receivers:   # `self` of Dense.__call__ read as `dense` where the call's object is no plain name
         preferred = re.sub(r"(?<!^)(?=[A-Z])", "_", type(target.receivers[0]).__name__).lower()
-        if preferred.isidentifier() and not keyword.iskeyword(preferred) \
+        if preferred.isidentifier() and not python_keywords.iskeyword(preferred) \
                 and preferred not in syntax.names_in(parsed.tree) and preferred not in func_names(unit):
             syntax.rename(parsed.tree, {params[0].id: preferred})
     return True
