@@ -349,6 +349,18 @@ def v_list_copy_is_shallow(x):
     return np.sum(a * x)
 
 
+def v_double_negation_then_store(x):   # fuzz seed 301482: `--x` was simplified to `x`, an alias
+    t = --x
+    t[1] = 0.0
+    return np.sum(t * x[1])
+
+
+def v_negative_of_negation_then_store(x):
+    t = np.negative(-x)
+    t[1] = 0.0
+    return np.sum(t * x[1])
+
+
 def v_float_alias(s):
     t = s
     t += 1.0
@@ -364,7 +376,8 @@ EXACT = [v_reshape, v_ravel, v_T, v_transpose, v_swapaxes, v_base_store_then_vie
          v_column, v_view, v_np_reshape, v_atleast, v_store_base_view_live, v_chain, v_alias,
          v_copy_reshape_of_transpose, a_store_through_loop_variable, a_parameter_written_through_view,
          a_nested_def_writes_its_argument, v_dict, v_list_acc, v_local_dict,
-         v_view_in_loop_store_after, v_list_param, v_float_alias, m_out, m_out_view, m_out_assigned, m_out_where,
+         v_view_in_loop_store_after, v_list_param, v_float_alias, v_double_negation_then_store,
+         v_negative_of_negation_then_store, m_out, m_out_view, m_out_assigned, m_out_where,
          m_fill_diagonal, m_fill_diagonal_view, m_copyto, m_copyto_where, m_add_at, m_subtract_at, m_put, m_fill,
          m_sort, m_shuffle_constant]
 

@@ -122,7 +122,8 @@ class _Replace(gast.NodeTransformer):
         if isinstance(node.op, gast.USub) and isinstance(operand, gast.Name) and operand.id == self.name \
                 and isinstance(operand.ctx, gast.Load):
             positive = without_negation(self.value)   # -t with t = -a * b: a * b (what simplify would do next)
-            if positive is not None:
+            # (never down to a bare name or a view: `t = --y` is a new array, `t = y` would alias y)
+            if positive is not None and not isinstance(positive, (gast.Name, gast.Subscript, gast.Attribute)):
                 return syntax.clone(positive)
         return self.generic_visit(node)
 
