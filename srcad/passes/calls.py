@@ -28,7 +28,7 @@ from typing import List, Tuple
 
 import gast
 
-from ..errors import SrcadError, StaleSourceError
+from ..errors import SrcadError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..templates import is_nondifferentiable, lookup
@@ -88,8 +88,8 @@ def callee_derivative(unit, stmt, mode: str, activity) -> Tuple[str, List]:
                                               [k.arg for k in value.keywords])
         else:   # build now: errors surface
             extra = probe.parameters[len(parameters) - (receivers is not None):]
-    except SrcadError as exc:   # the callee's own error, at the call (a StaleSourceError stays one)
-        kind = StaleSourceError if isinstance(exc, StaleSourceError) else SrcadError
+    except SrcadError as exc:   # the callee's own error, at the call (of the same kind)
+        kind = type(exc)   # the callee's kind of error (ComplexError, StaleSourceError...) stays its kind
         raise unit.error(value, kind, f"while differentiating the call to {function.__name__}: {exc}") \
             from None
     spelled = value.func.id if isinstance(value.func, gast.Name) else \

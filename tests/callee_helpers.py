@@ -1,0 +1,6 @@
+"""A helper of another module whose own derivative fails, for tests/test_callee_errors.py."""
+import numpy as np
+
+
+def rotated(t):
+    return np.real(np.exp(1j * t))   # a complex number meets the differentiated t: ComplexError
