@@ -174,11 +174,22 @@ def load_target(target: str) -> Callable:
         >>> load_target("examples/quickstart.py:loss").__name__   # doctest: +SKIP
         'loss'
     """
+    return _resolve_target(target)[0]
+
+
+def _resolve_target(target: str) -> Tuple[Callable, int]:
+    """``target``'s function and the position of its first parameter a user differentiates.
+
+    That is 1 for a method named through its class (``Model.loss``: ``self`` comes first) or a
+    classmethod (``cls``), and 0 otherwise.
+    """
     where, qualname = _split_target(target)
     module = load_module_from_file(where) if _looks_like_path(where) else _import_module(where)
     value: object = module
     walked = []
+    first_parameter = 0
     for part in qualname.split("."):
+        owner_is_class = inspect.isclass(value)
         try:
             value = inspect.getattr_static(value, part)
         except AttributeError:
@@ -188,13 +199,14 @@ def load_target(target: str) -> Callable:
             shown = ", ".join(sorted(found)[:10]) + (", ..." if len(found) > 10 else "")
             known = f" (functions defined there: {shown})" if found else ""
             raise TargetError(f"{owner} has no attribute {part!r}{known}") from None
+        first_parameter = 1 if owner_is_class and not isinstance(value, staticmethod) else 0
         if isinstance(value, (staticmethod, classmethod)):
             value = value.__func__
         walked.append(part)
     if not inspect.isfunction(value) and not inspect.ismethod(value):
         kind = "a class" if inspect.isclass(value) else f"a {type(value).__name__}"
         raise TargetError(f"{where}:{qualname} is {kind}, not a Python function")
-    return value
+    return value, first_parameter
 
 
 def _build_parser() -> argparse.ArgumentParser:
@@ -208,14 +220,15 @@ def _build_parser() -> argparse.ArgumentParser:
         "show", help="print the generated derivative of a function",
         description="Print the generated derivative of a function.")
     show.add_argument("target", metavar="TARGET", help=f"the function: {_TARGET_FORM}")
-    show.add_argument("--wrt", default="0",
+    show.add_argument("--wrt", default=None,
                       help="parameter position(s) or name(s) to differentiate with respect to, "
-                           "comma-separated (default: 0)")
+                           "comma-separated (default: the first parameter; for Class.method, the "
+                           "first after self or cls)")
     show.add_argument("--mode", choices=api.MODES, default="reverse", help="default: reverse")
     show.add_argument("--passes", action="store_true",
                       help="print the function after each pipeline stage that changes it")
     show.add_argument("--diff", action="store_true",
-                      help="with --passes: show what each stage changed, as a unified diff")
+                      help="print what each pipeline stage changed, as a unified diff (implies --passes)")
     show.add_argument("--no-optimize", dest="optimize", action="store_false",
                       help="skip the optimisation passes")
     show.add_argument("--ranks", default=None,
@@ -341,13 +354,13 @@ def _parse_ranks(text: Optional[str]):
 
 
 def _show(args: argparse.Namespace, out) -> int:
-    func = load_target(args.target)
-    wrt = parse_wrt(args.wrt)
+    func, first_parameter = _resolve_target(args.target)
+    wrt = parse_wrt(args.wrt) if args.wrt is not None else first_parameter
     if args.mode not in pipeline.PIPELINES:
         raise SrcadError(f"{args.mode} mode is not available in srcad {__version__}")
     names, as_tuple = api.resolve_wrt(func, wrt)
     ranks = _parse_ranks(args.ranks)
-    if not args.passes:
+    if not (args.passes or args.diff):
         out.write(api.source(func, wrt, args.mode, optimize=args.optimize, ranks=ranks))
         return EXIT_OK
 

@@ -41,6 +41,16 @@ class Physics:
     @staticmethod
     def potential(q):
         return np.sum(np.tanh(q))
+
+    def __init__(self):
+        self.mass = 2.0
+
+    def kinetic(self, v):
+        return 0.5 * self.mass * np.sum(v ** 2)
+
+    @classmethod
+    def scaled(cls, q, k):
+        return k * np.sum(q ** 3)
 '''
 
 
@@ -168,6 +178,32 @@ def test_module_target_and_class_qualname(workdir, tmp_path):
     assert method.returncode == 0, method.stderr
     assert "derivative of Physics.potential" in method.stdout
     assert "def dpotential(q, dout=1.0):" in method.stdout
+
+
+@pytest.mark.parametrize("target, header, signature", [
+    ("model.py:Physics.kinetic", "derivative of Physics.kinetic (model.py:24) with respect to v",
+     "def dkinetic(self, v, dout=1.0):"),
+    ("pkg.dyn:Physics.kinetic", "derivative of Physics.kinetic (dyn.py:24) with respect to v",
+     "def dkinetic(self, v, dout=1.0):"),
+    ("model.py:Physics.scaled", "derivative of Physics.scaled (model.py:27) with respect to q",
+     "def dscaled(cls, q, k, dout=1.0):"),
+])
+def test_method_targets_differentiate_the_first_parameter_after_self(workdir, tmp_path, target, header,
+                                                                       signature):
+    result = run_cli("show", target, cwd=workdir, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert header in result.stdout and signature in result.stdout
+    if "scaled" in target:   # a name picks any other parameter
+        named = run_cli("show", target, "--wrt", "k", cwd=workdir, cache=tmp_path / "cache")
+        assert named.returncode == 0, named.stderr
+        assert "with respect to k" in named.stdout and "def dscaled(cls, q, k, dout=1.0):" in named.stdout
+
+
+def test_diff_alone_implies_passes(workdir, tmp_path):
+    result = run_cli("show", "model.py:energy", "--diff", cwd=workdir, cache=tmp_path / "cache")
+    assert result.returncode == 0, result.stderr
+    assert "# ---- source ----" in result.stdout and "+++ normalize" in result.stdout
+    assert "# ---- generated module ----" in result.stdout
 
 
 @pytest.mark.parametrize("target, message", [
