@@ -57,6 +57,7 @@ import gast
 from .errors import SrcadError
 
 REVERSE = "reverse"
+_BUILT_IN_RULES = "grad_templates."   # the package of srcad's own rules, parsed lazily
 FORWARD = "forward"
 
 
@@ -96,22 +97,89 @@ def given(value) -> bool:
                      "@adjoint or @tangent rule, which srcad reads but never runs")
 
 
-@dataclass
 class Template:
-    """A parsed rule: its body with parameter names still symbolic."""
+    """A rule: its body with parameter names still symbolic, parsed the first time it is read.
 
-    primal: Any
-    rule: Callable
-    mode: str
-    body: List[Any]
-    output: str
-    parameters: inspect.Signature
-    digest: str
+    ``body``, ``output`` (the primal output's name) and ``parameters`` come from
+    the rule's source; ``digest`` names the rule's code (bytecode, constants
+    and names), so a cache key changes whenever the rule does.
+    """
+
+    def __init__(self, primal: Any, rule: Callable, mode: str, parsed: Optional["_ParsedRule"] = None):
+        self.primal, self.rule, self.mode = primal, rule, mode
+        self._parsed = parsed if parsed is not None else _ParsedRule(rule)
+
+    def for_primal(self, primal: Any) -> "Template":
+        """The same rule registered for another primal (sharing its parse)."""
+        return Template(primal, self.rule, self.mode, self._parsed)
+
+    @property
+    def body(self) -> List[Any]:
+        return self._parsed.read().body
+
+    @property
+    def output(self) -> str:
+        return self._parsed.read().output
+
+    @property
+    def parameters(self) -> inspect.Signature:
+        return self._parsed.read().parameters
+
+    @property
+    def digest(self) -> str:
+        return self._parsed.digest
 
     @property
     def where(self) -> str:
         code = self.rule.__code__
         return f"{code.co_filename}:{code.co_firstlineno}"
+
+
+class _ParsedRule:
+    """A rule function's parse, done once, on first use (parsing every built-in rule at import
+    would make ``import srcad`` slow); ``digest`` needs no parse."""
+
+    def __init__(self, rule: Callable):
+        self.rule = rule
+        self.digest = _code_digest(rule.__code__)
+        self.body: List[Any] = []
+        self.output = ""
+        self.parameters = inspect.Signature()
+        self._done = False
+
+    def read(self) -> "_ParsedRule":
+        if not self._done:
+            rule = self.rule
+            tree = gast.parse(textwrap.dedent(inspect.getsource(rule))).body[0]
+            signature = inspect.signature(rule)
+            params = list(signature.parameters)
+            if not params:
+                raise SrcadError(f"the rule {rule.__qualname__} needs the primal output as its first parameter")
+            self.body = [_NotationSpelling(rule.__globals__).visit(stmt) for stmt in tree.body
+                         if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant))]
+            self.output = params[0]
+            self.parameters = signature.replace(parameters=list(signature.parameters.values())[1:])
+            self._done = True
+        return self
+
+
+def _code_digest(code) -> str:
+    """A digest of a code object's bytecode, constants (nested code too), names and flags."""
+    digest = hashlib.sha256()
+
+    def feed(code_object) -> None:
+        digest.update(code_object.co_code)
+        digest.update(repr((code_object.co_names, code_object.co_varnames, code_object.co_flags,
+                            code_object.co_qualname if hasattr(code_object, "co_qualname")
+                            else code_object.co_name)).encode())
+        for constant in code_object.co_consts:
+            if hasattr(constant, "co_code"):
+                feed(constant)
+            else:
+                digest.update(repr(constant).encode())
+
+    feed(code)
+    return digest.hexdigest()[:16]
 
 
 @dataclass
@@ -141,9 +209,11 @@ def _register(mode: str, primals):
         raise SrcadError(f"@{'adjoint' if mode == REVERSE else 'tangent'}() needs the function it is a rule for")
 
     def decorate(rule: Callable) -> Callable:
-        template = parse_template(rule, primals[0], mode)
+        template = Template(primals[0], rule, mode)
+        if not rule.__module__.startswith(_BUILT_IN_RULES):   # a user's rule: its mistakes show now
+            template.body
         for primal in primals:
-            REGISTRY.rules[mode][_key(primal)] = Template(**{**template.__dict__, "primal": primal})
+            REGISTRY.rules[mode][_key(primal)] = template.for_primal(primal)
             REGISTRY.nondiff.pop(_key(primal), None)
             REGISTRY.refused.pop(_key(primal), None)
         REGISTRY.version += 1
@@ -257,18 +327,10 @@ def registry_version() -> int:
 
 
 def parse_template(rule: Callable, primal, mode: str) -> Template:
-    """Parse ``rule``'s body into a Template."""
-    source = textwrap.dedent(inspect.getsource(rule))
-    tree = gast.parse(source).body[0]
-    signature = inspect.signature(rule)
-    params = list(signature.parameters)
-    if not params:
-        raise SrcadError(f"the rule {rule.__qualname__} needs the primal output as its first parameter")
-    body = [_NotationSpelling(rule.__globals__).visit(stmt) for stmt in tree.body
-            if not (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Constant))]
-    rest = signature.replace(parameters=list(signature.parameters.values())[1:])
-    digest = hashlib.sha256(source.encode()).hexdigest()[:16]
-    return Template(primal, rule, mode, body, params[0], rest, digest)
+    """``rule``'s body parsed into a Template (at once, so a mistake in it shows here)."""
+    template = Template(primal, rule, mode)
+    template.body
+    return template
 
 
 class _NotationSpelling(gast.NodeTransformer):

@@ -1,0 +1,70 @@
+"""``import srcad`` stays cheap: built-in rules are parsed when first used, optional packages load lazily.
+
+Contract:
+- In a fresh interpreter, ``import srcad`` parses none of the built-in rules
+  (each is parsed the first time a derivative needs it) and imports none of
+  the optional dependencies (SciPy, numba, Dask, Pygments).
+- A built-in rule parsed on use gives the same template as an eager parse,
+  and a rule a user registers is parsed at once, so a mistake in it is
+  reported at the decorator.
+- The time itself is measured by ``benchmarks/import_time.py``, never here.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import srcad
+from srcad.errors import SrcadError
+from srcad.templates import REGISTRY, parse_template
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_PROBE = """
+import json, sys
+import srcad
+from srcad.templates import REGISTRY
+parsed = sorted({t.rule.__qualname__ for rules in REGISTRY.rules.values() for t in rules.values()
+                 if t._parsed._done})
+optional = [m for m in ("scipy", "numba", "dask", "distributed", "pygments") if m in sys.modules]
+print(json.dumps({"parsed": parsed, "optional": optional,
+                  "rules": sum(len(r) for r in REGISTRY.rules.values())}))
+"""
+
+
+def test_import_parses_no_built_in_rule_and_loads_no_optional_package():
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=env, check=True, capture_output=True,
+                         text=True, cwd=ROOT).stdout
+    report = json.loads(out.strip().splitlines()[-1])
+    assert report["rules"] > 500
+    assert report["parsed"] == []
+    assert report["optional"] == []
+
+
+def test_a_lazily_parsed_rule_equals_an_eager_parse():
+    template = REGISTRY.rules["reverse"][np.tanh]
+    eager = parse_template(template.rule, np.tanh, "reverse")
+    assert template.output == eager.output and template.parameters == eager.parameters
+    assert [type(s).__name__ for s in template.body] == [type(s).__name__ for s in eager.body]
+    assert template.digest == eager.digest and len(template.digest) == 16
+
+
+def test_rules_sharing_a_function_share_one_parse():
+    shared = [t for t in REGISTRY.rules["reverse"].values() if t.rule is REGISTRY.rules["reverse"][np.add].rule]
+    assert len(shared) >= 1
+    assert len({id(t._parsed) for t in shared}) == 1
+
+
+def _no_parameters():
+    pass
+
+
+def test_a_users_rule_with_a_mistake_fails_at_the_decorator():
+    primal = object.__new__(type("Primal", (), {"__call__": lambda self, x: x}))
+    with pytest.raises(SrcadError, match="needs the primal output as its first parameter"):
+        srcad.adjoint(primal)(_no_parameters)
+    for mode in ("reverse", "forward"):
+        REGISTRY.rules[mode].pop(primal, None)
