@@ -141,7 +141,7 @@ class _ParsedRule:
 
     def __init__(self, rule: Callable):
         self.rule = rule
-        self.digest = _code_digest(rule.__code__)
+        self.digest = _code_digest(rule.__code__, (rule.__defaults__, rule.__kwdefaults__))
         self.body: List[Any] = []
         self.output = ""
         self.parameters = inspect.Signature()
@@ -163,9 +163,10 @@ class _ParsedRule:
         return self
 
 
-def _code_digest(code) -> str:
-    """A digest of a code object's bytecode, constants (nested code too), names and flags."""
-    digest = hashlib.sha256()
+def _code_digest(code, defaults: Any) -> str:
+    """A digest of a code object's bytecode, constants (nested code too), names and flags, and of
+    the function's ``defaults`` (a rule's defaults decide which keyword arguments it leaves out)."""
+    digest = hashlib.sha256(repr(defaults).encode())
 
     def feed(code_object) -> None:
         digest.update(code_object.co_code)

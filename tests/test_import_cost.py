@@ -19,7 +19,7 @@ import pytest
 
 import srcad
 from srcad.errors import SrcadError
-from srcad.templates import REGISTRY, parse_template
+from srcad.templates import REGISTRY, Template, d, parse_template
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _PROBE = """
@@ -68,3 +68,17 @@ def test_a_users_rule_with_a_mistake_fails_at_the_decorator():
         srcad.adjoint(primal)(_no_parameters)
     for mode in ("reverse", "forward"):
         REGISTRY.rules[mode].pop(primal, None)
+
+
+def _rule_from_text(default: str, body: str):
+    namespace = {"d": d}
+    exec(compile(f"def rule(y, x, factor={default}):\n    d[x] = {body}\n", "<rule>", "exec"), namespace)
+    return namespace["rule"]
+
+
+def test_a_rules_digest_follows_its_code_and_defaults():
+    rules = [_rule_from_text("2.0", "d[y] * factor"), _rule_from_text("3.0", "d[y] * factor"),
+             _rule_from_text("2.0", "d[y] * factor * 1.0"), _rule_from_text("2.0", "d[y] * factor")]
+    digests = [Template(np.multiply, rule, "reverse").digest for rule in rules]
+    assert digests[0] == digests[3]            # the same code and defaults
+    assert len(set(digests[:3])) == 3          # a new default or a new body is a new digest
