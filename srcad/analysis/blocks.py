@@ -202,6 +202,21 @@ def definitely_bound(block: List, before: Set[str]) -> Set[str]:
     return bound
 
 
+def loop_carried(loop) -> Set[str]:
+    """Names ``loop`` binds that a pass of its body may read before binding them: values one pass
+    hands to the next.  A compound statement counts every name it reads (a safe over-estimate).
+
+    Example: in ``for i in range(3): y = 1.0 if i == 0 else y * s`` (as an ``if``), ``y``.
+    """
+    exposed, bound = set(), set()
+    if isinstance(loop, gast.While):
+        exposed |= syntax.loaded_names(loop.test)
+    for stmt in loop.body:
+        exposed |= syntax.loaded_names(stmt) - bound
+        bound = definitely_bound([stmt], bound)
+    return assigned_anywhere(loop.body) & exposed
+
+
 def has_break(loop) -> bool:
     """Whether ``loop`` itself can be left by ``break``."""
     def search(block):

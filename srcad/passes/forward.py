@@ -31,7 +31,8 @@ from ..frontend import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
 from .grad_hooks import HOOK
-from ..analysis.blocks import array_names, definitely_bound, is_append, is_pop, is_store, target_name
+from ..analysis.blocks import (array_names, definitely_bound, is_append, is_pop, is_store, loop_carried,
+                               target_name)
 from .derivatives import Differentiator, is_derivative_ref, with_comments
 from .calls import active_arguments, forward_statement, is_user_call
 from .frame import Frame, announced, split_output, split_return, with_extras
@@ -142,6 +143,9 @@ class ForwardMode(Transformation):
 
     def _loop(self, loop, bound) -> List:
         pre = self._materialize(loop, bound)
+        for name in sorted(loop_carried(loop) - bound):   # first bound in the loop, or on some paths before it:
+            if self.activity.is_active(syntax.name(name)):   # a later pass reads the earlier one's tangent
+                self.materialized.add(name)
         entry, entry_owned = set(self.zero), set(self.owned)
         body = self._block(loop.body, bound)
         self.zero = entry & self.zero
@@ -151,14 +155,18 @@ class ForwardMode(Transformation):
                                    type_comment=None)]
         return pre + [gast.While(test=loop.test, body=body or [gast.Pass()], orelse=[])]
 
-    def _materialize(self, stmt, bound) -> List:
-        """Give a real tangent variable to every active name the compound writes and that exists before it."""
+    @staticmethod
+    def _written(stmt) -> Set[str]:
+        """The names the compound ``stmt`` assigns, and the lists it appends to or pops from."""
         written = {target_name(s.targets[0]) for s in syntax.iter_statements(stmt.body + stmt.orelse)
                    if isinstance(s, gast.Assign)}
-        written |= {s.value.func.value.id for s in syntax.iter_statements(stmt.body + stmt.orelse)
-                    if is_append(s) or is_pop(s)}   # a list the compound appends to or pops from
+        return written | {s.value.func.value.id for s in syntax.iter_statements(stmt.body + stmt.orelse)
+                          if is_append(s) or is_pop(s)}
+
+    def _materialize(self, stmt, bound) -> List:
+        """Give a real tangent variable to every active name the compound writes and that exists before it."""
         code = []
-        for name in sorted(written & bound):
+        for name in sorted(self._written(stmt) & bound):
             if self.activity.is_active(syntax.name(name)):
                 if name in self.zero or not self._has_tangent(name):   # zero so far: give it a variable
                     code.append(self._zeros(name))

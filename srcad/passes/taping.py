@@ -26,7 +26,7 @@ import gast
 
 from .. import runtime
 from ..frontend import syntax
-from ..analysis.blocks import definitely_bound, has_break, is_store
+from ..analysis.blocks import definitely_bound, has_break, is_store, loop_carried
 from .derivatives import with_comments
 from .grad_hooks import HOOK
 from .recompute import plan as plan_recomputation
@@ -106,7 +106,8 @@ class Taping:
         out = []
         counted = isinstance(loop, gast.While) or has_break(loop)
         saved_start, self.loop_depth_start = self.loop_depth_start, len(self.locals_stack)
-        self.maybe_bound_at_loop.append(set(self.maybe_bound))
+        # a name an earlier pass of this loop bound may be bound too (it is pushed before it is overwritten)
+        self.maybe_bound_at_loop.append(set(self.maybe_bound) | (loop_carried(loop) - bound))
         self.bound_this_iteration.append(set())
         body = self._forward(loop.body, bound, True)
         bound_inside = self.bound_this_iteration.pop()
