@@ -75,8 +75,9 @@ class Statements:
         value = self._scalar(scope)
         test = self.condition(scope) if self.chance(30) else f"abs({value}) > 1e6"
         error = self.pick(ERRORS)
-        message = self.pick([f'f"value {{{value}:.3f}} is out of range"', '"out of range"',
-                             f'f"{{{value}!r}} at level {level}"'])
+        # f-strings in single quotes: the expressions inside may read `h["a"]`
+        message = self.pick([f"f'value {{{value}:.3f}} is out of range'", '"out of range"',
+                             f"f'{{{value}!r}} at level {level}'"])
         return [f"{pad}if {test}:", f"{pad}    raise {error}({message})"]
 
     # -- try ---------------------------------------------------------------
@@ -230,8 +231,8 @@ class Statements:
         pad = "    " * level
         label, name = self.fresh_name("s"), self.fresh_name("t")
         kind = self.pick(list(SHAPES))
-        text = self.pick([f'f"{{{self._scalar(scope, 1)}:.3f}}"', f'f"n={{len({self.expression("V", scope, 1)})}}"',
-                          f'f"{{np.sum({self.expression(kind, scope, 1)})!r}} and {{{level}}}"'])
+        text = self.pick([f"f'{{{self._scalar(scope, 1)}:.3f}}'", f"f'n={{len({self.expression('V', scope, 1)})}}'",
+                          f"f'{{np.sum({self.expression(kind, scope, 1)})!r}} and {{{level}}}'"])
         lines = [f"{pad}{label} = {text}",
                  f"{pad}{name} = {self.expression(kind, scope, 2)} * (1.0 if {label} else 0.5)"]
         scope.variables.append(Variable(name, kind))
