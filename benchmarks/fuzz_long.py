@@ -96,7 +96,7 @@ def main(argv=None) -> int:
         print(f"  {status:12} {tally[status]:6d}")
         if status == "refused":
             print(f"    by design  {tally['refused by design']:6d}  (calls that change their argument in another "
-                  f"module, complex constants)")
+                  f"module, complex constants; the unsupported .real/.imag reads are counted here too)")
     for reason, count in skips.most_common(options.top):
         print(f"  skipped x{count}: {reason}")
     for message, count in refusals.most_common(options.top):

@@ -13,7 +13,9 @@ constructs nest in each other and in loops and branches.  It writes:
   ``1e6``) or one they may take (``condition``): then f raises, and
   ``tests/fuzz_check.py`` requires both derivatives to raise the same
   exception with the same message (an f-string);
-- ``try``/``except ValueError`` around ``math.sqrt``, ``except
+- ``try``/``except ValueError`` around ``math.sqrt`` (of a value shifted by
+  a constant such as ``0.0625``, so that the exact zeros ``x - x`` of
+  ``tests/fuzz_constructs.py`` do not land on its singular point), ``except
   ZeroDivisionError`` around a division by an integer a cast computes (0 for
   small inputs), ``try``/``except``/``else``/``finally``, ``try`` in a loop
   whose handler runs ``continue`` or ``break``, and ``np.linalg.cholesky``
@@ -94,7 +96,7 @@ class Statements:
         lines = self._try_head(scope, pad)
         before = scope.variables[-1].name
         name = self.fresh_name("t")
-        lines += [f"{pad}    {name} = math.sqrt({before} + {self._scalar(scope, 1)}) * {before}",
+        lines += [f"{pad}    {name} = math.sqrt({before} + {self._scalar(scope, 1)} + 0.0625) * {before}",
                   f"{pad}except ValueError:",
                   f"{pad}    {name} = {before} * {self._scalar(scope, 1)}"]
         scope.variables.append(Variable(name, "S"))
@@ -123,7 +125,7 @@ class Statements:
         lines = self._try_head(scope, pad)
         before = scope.variables[-1].name
         name = self.fresh_name("t")
-        lines += [f"{pad}    {name} = math.sqrt({before})", f"{pad}except ValueError:",
+        lines += [f"{pad}    {name} = math.sqrt({before} + 0.0625)", f"{pad}except ValueError:",
                   f"{pad}    {name} = -{before} * {self._scalar(scope, 1)}"]
         if self.chance(70):
             lines += [f"{pad}else:", f"{pad}    {name} = {name} * {self._scalar(scope, 1)}"]
@@ -139,7 +141,7 @@ class Statements:
                             in_for=True, in_loop=True)
         lines = [f"{pad}{total} = {self.expression('S', scope, 1, top=True)}", f"{pad}for {index} in range({trips}):",
                  f"{pad}    try:",
-                 f"{pad}        {root} = math.sqrt({self._scalar(inner, 2)} + 0.5 * {index} - 0.5)",
+                 f"{pad}        {root} = math.sqrt({self._scalar(inner, 2)} + 0.5 * {index} - 0.4375)",
                  f"{pad}    except ValueError:",
                  f"{pad}        {self.pick(['continue', 'break'])}"]
         inner.variables.append(Variable(root, "S"))
