@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/fuzz_long.py --count 10000 [--start 0] [--minimise] [--show 5] [--top 5]
+    python benchmarks/fuzz_long.py --count 1000 --census
 
 Program ``k`` is drawn from ``random.Random(k)`` by ``tests/fuzz_programs.py``,
 so any reported seed can be reproduced alone (``--start SEED --count 1``).
@@ -16,7 +17,10 @@ ComplexError, split into refusals by design (a call into another module that
 changes its argument, a complex constant) and others; wrong; crash), the time
 per program, the most frequent refusal messages with names and numbers left
 out, and every failing seed with its program (minimised with
-``--minimise``).  The exit status is 1 when a program failed.  The disk cache
+``--minimise``).  The exit status is 1 when a program failed.  With
+``--census`` nothing is checked: it prints, per construct of
+``tests/fuzz_language.py`` and ``tests/fuzz_calls.py``, the share of the
+programs that use it (``tests/fuzz_census.py``).  The disk cache
 is off, so a run leaves nothing behind.
 """
 from __future__ import annotations
@@ -34,6 +38,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import srcad.api  # noqa: E402
+from fuzz_census import LABELS, census  # noqa: E402
 from fuzz_check import check_program, describe, message_key, minimise, refusal_by_design  # noqa: E402
 from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
 
@@ -55,7 +60,10 @@ def main(argv=None) -> int:
     parser.add_argument("--show", type=int, default=10, help="failing programs to print in full")
     parser.add_argument("--progress", type=int, default=500, help="print a progress line every N programs")
     parser.add_argument("--top", type=int, default=10, help="refusal and skip reasons to list (default 10)")
+    parser.add_argument("--census", action="store_true", help="only count the programs using each construct")
     options = parser.parse_args(argv)
+    if options.census:
+        return print_census(options.start, options.count)
 
     tally: collections.Counter = collections.Counter()
     failures = []
@@ -88,7 +96,7 @@ def main(argv=None) -> int:
         print(f"  {status:12} {tally[status]:6d}")
         if status == "refused":
             print(f"    by design  {tally['refused by design']:6d}  (calls that change their argument in another "
-                  f"module, complex constants)")
+                  f"module, complex constants; the unsupported .real/.imag reads are counted here too)")
     for reason, count in skips.most_common(options.top):
         print(f"  skipped x{count}: {reason}")
     for message, count in refusals.most_common(options.top):
@@ -101,6 +109,16 @@ def main(argv=None) -> int:
             outcome = check_program(program, seed)
         print(f"\n--- seed {seed}\n{describe(program, outcome, seed)}")
     return 1 if failures else 0
+
+
+def print_census(start: int, count: int) -> int:
+    """Print the share of programs ``start`` to ``start + count - 1`` using each construct; nothing is checked."""
+    seeds = range(start, start + count)
+    counts = census(ProgramGenerator(RandomChooser(random.Random(seed))).program().source for seed in seeds)
+    print(f"{counts['programs']} programs (seeds {start}-{start + count - 1}); share using each construct:")
+    for key, label in LABELS.items():
+        print(f"  {100.0 * counts[key] / counts['programs']:5.1f}%  {label}")
+    return 0
 
 
 if __name__ == "__main__":

@@ -38,7 +38,8 @@ Contract:
   and largest draws: hypothesis favours those, and would flood its batch
   with constructs meant to be rare.
 - ``tests/fuzz_check.py`` differentiates the programs and compares.
-- ``EXCLUDED`` names constructs left out while srcad gets them wrong.
+- ``EXCLUDED`` (``tests/fuzz_kinds.py``) names constructs left out while srcad gets them wrong or
+  refuses them.
 
 Example::
 
@@ -53,18 +54,13 @@ import random
 from dataclasses import dataclass
 from typing import List, Sequence, Tuple
 
+from fuzz_calls import Calls
 from fuzz_constructs import Constructs
-from fuzz_kinds import CONSTANTS, SHAPES, Scope, Variable
+from fuzz_kinds import CONSTANTS, EXCLUDED, SHAPES, Scope, Variable
+from fuzz_language import Statements
 from fuzz_memory import InPlace
 
 PARAMETERS = (("x", "V"), ("y", "M"), ("s", "S"), ("w", "W"))
-# Constructs left out of generated programs until srcad handles them (the programs in
-# tests/test_fuzz.py's REGRESSIONS show why): "return_in_loop" is a `return` inside a loop body;
-# "store_after_rebinding" is an element store into an array after `z = ...` or `z -= ...` rebound it;
-# "keyword_only_parameter" is `def f(x, *, p=0.5)` (and `f.__kwdefaults__` changed between derivatives):
-# srcad.jvp and srcad.vjp's pullback pass the tangents and the seed by position, which the generated
-# derivative takes by keyword after p, so they raise TypeError.
-EXCLUDED: set = {"keyword_only_parameter"}
 
 
 # --------------------------------------------------------------------------
@@ -164,7 +160,7 @@ BINARY_CALLS = ["np.maximum({a}, {b})", "np.minimum({a}, {b})", "np.where({a} > 
                 "np.where({a} > 0.0, {a}, 0.1 * {b})", "{a} / (1.0 + {b} * {b})", "np.arctan2({a}, 2.0 + np.cos({b}))"]
 
 
-class ProgramGenerator(Constructs, InPlace):
+class ProgramGenerator(Constructs, InPlace, Statements, Calls):
     """Draws one random program per ``program()`` call; see the module docstring."""
 
     def __init__(self, chooser, max_statements: int = 6, max_depth: int = 3, writable_parameters: bool = False):
@@ -176,6 +172,7 @@ class ProgramGenerator(Constructs, InPlace):
         self.helpers: List[Helper] = []
         self.imports: set = set()          # "special" (scipy.special), "fh" (fuzz_helpers)
         self.from_imports: set = set()     # names imported from fuzz_helpers
+        self.definitions: dict = {}        # module-level definitions the language forms need (fuzz_calls)
 
     # -- choices -----------------------------------------------------------
 
@@ -195,7 +192,7 @@ class ProgramGenerator(Constructs, InPlace):
     # -- whole programs ----------------------------------------------------
 
     def program(self) -> Program:
-        self.helpers, self.imports, self.from_imports = [], set(), set()
+        self.helpers, self.imports, self.from_imports, self.definitions = [], set(), set(), {}
         parts = []
         for _ in range(self.chooser.integer(0, 2)):
             parts.append(self.helper_source())
@@ -227,11 +224,15 @@ class ProgramGenerator(Constructs, InPlace):
         result = self.expression(result_kind, scope, self.max_depth)
         body.append(f"    return {result}" if not terms else f"    return ({result}) + " + " + ".join(terms))
         parts.append("def f(" + signature + "):\n" + "\n".join(body) + "\n")
+        parts[:0] = list(self.definitions.values())
         return Program(self.imports_source() + "\n\n" + "\n\n".join(parts), tuple(name for name, _ in chosen),
                        tuple(kind for _, kind in chosen), zeros if any(zeros) else (), redefinition, must_refuse)
 
     def imports_source(self) -> str:
-        lines = ["import math", "import numpy as np"]
+        lines = ["import " + module for module in ("functools", "math", "warnings") if module in self.imports
+                 or module == "math"] + ["import numpy as np"]
+        if "srcad" in self.imports:
+            lines.append("import srcad")
         if "special" in self.imports:
             lines.append("from scipy import special")
         if "fh" in self.imports:
@@ -271,12 +272,12 @@ class ProgramGenerator(Constructs, InPlace):
 
     def statement(self, scope: Scope, level: int, result_kind: str) -> List[str]:
         pad = "    " * level
-        options = ["assign", "assign", "reassign", "augment", "store", "shared", "module"]
+        options = ["assign", "assign", "reassign", "augment", "store", "shared", "module", "language", "language"]
         if level <= 2:
             options += ["if", "for", "while", "branch_bind"]
-        if scope.in_for:
+        if scope.in_for and not (scope.in_with and "exit_in_with" in EXCLUDED):
             options += ["exit"]
-        if level >= 2 and not (scope.in_loop and "return_in_loop" in EXCLUDED):
+        if level >= 2 and not scope.in_with and not (scope.in_loop and "return_in_loop" in EXCLUDED):
             options += ["return"]
         kind = self.pick(options)
         rebindable = [v for v in scope.variables if v.kind in SHAPES and self.may_rebind(v)]
@@ -293,6 +294,8 @@ class ProgramGenerator(Constructs, InPlace):
                 operand_kind = self.pick([k for k in SHAPES if k == target.kind or k == "S"])
                 self.rebound(target)
                 return [f"{pad}{target.name} {operator} {self.expression(operand_kind, scope, 2)}"]
+        if kind == "language":
+            return self.language_statement(scope, level, result_kind)
         if kind == "store":
             return self.store(scope, pad)
         if kind == "shared":

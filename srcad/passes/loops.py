@@ -227,8 +227,22 @@ def unordered(node, body) -> str:
         return ""
     kinds = {unordered(stmt.value, []) if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
              and isinstance(stmt.targets[0], gast.Name) else "" for stmt in syntax.iter_statements(body)
-             if node.id in syntax.stored_names(stmt)}
+             if node.id in syntax.stored_names(stmt) and _binds_itself(stmt, node.id)}
     return kinds.pop() if len(kinds) == 1 else ""
+
+
+def _binds_itself(stmt, name: str) -> bool:
+    """Whether ``stmt`` binds ``name`` itself, not only through a statement of its body (a loop whose body
+    makes a set binds it there, not in its header)."""
+    if not hasattr(stmt, "body"):
+        return True
+    if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)) and stmt.name == name:
+        return True
+    headers = [getattr(stmt, field) for field in ("target", "iter", "test") if hasattr(stmt, field)]
+    headers += [item.optional_vars for item in getattr(stmt, "items", []) if item.optional_vars is not None]
+    headers += [handler.name for handler in getattr(stmt, "handlers", []) if handler.name is not None]
+    return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
+               for header in headers for n in gast.walk(header))
 
 
 def _literal_length(rows, body):
