@@ -28,6 +28,38 @@ from .containers import add_structures
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.int64})
 
 
+def is_duck_array(value) -> bool:
+    """Whether ``value`` is an array of another library that NumPy's functions dispatch to (a Dask or CuPy
+    array: its class implements ``__array_function__``), rather than a NumPy array or scalar.
+
+    Example: ``is_duck_array(np.ones(2))`` is ``False``; ``is_duck_array(dask.array.ones(2))`` is ``True``.
+    """
+    kind = value.__class__
+    return kind is not np.ndarray and hasattr(kind, "__array_function__") and hasattr(value, "shape")
+
+
+def as_array(value):
+    """``np.asarray(value)`` for a list, scalar or NumPy array; a duck array (``is_duck_array``) as it is, so a
+    Dask array stays lazy and a CuPy array stays on its device.
+
+    Example: ``as_array([1.0, 2.0])`` is ``array([1., 2.])``.
+    """
+    if value.__class__ is np.ndarray or is_duck_array(value):
+        return value
+    return np.asarray(value)
+
+
+def array_like(value, like):
+    """``value`` (a scalar or NumPy array) as an array of ``like``'s kind when ``like`` is a duck array
+    (``is_duck_array``), else ``value`` itself: what a helper combines with ``like`` stays a Dask or CuPy array.
+
+    Example: ``array_like(0.5, np.ones(2))`` is ``0.5``.
+    """
+    if like.__class__ is np.ndarray or value.__class__ is like.__class__ or not is_duck_array(like):
+        return value
+    return np.asarray(value, like=like)
+
+
 def unbroadcast(grad, like):
     """Sum ``grad`` over the axes NumPy broadcasting added to ``like``'s shape.
 
@@ -44,7 +76,8 @@ def unbroadcast(grad, like):
         shape = np.shape(like)
         if np.shape(grad) == shape:
             return grad
-    grad = np.asarray(grad)
+    if not hasattr(grad, "ndim"):   # a list or a Python scalar; a Dask or CuPy array stays what it is
+        grad = np.asarray(grad)
     extra = grad.ndim - len(shape)
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
@@ -59,7 +92,14 @@ def broadcast_like(tangent, like):
     shape = np.shape(like)
     if np.shape(tangent) == shape:
         return tangent
+    if is_duck_array(like):   # like's own chunks or device: a product, not a view of one block
+        return tangent * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(tangent, shape)
+
+
+def _float_dtype(like):
+    """``like``'s dtype when it is floating or complex, else float64: the dtype of a derivative shaped like it."""
+    return like.dtype if like.dtype.kind in "fc" else np.float64
 
 
 _SMALL = 4096   # elements: below this, a filled array is cheaper than a broadcast view
@@ -73,6 +113,8 @@ def unreduce(grad, like, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         grad = np.expand_dims(grad, tuple(a % len(shape) for a in axes))
+    if is_duck_array(like):
+        return grad * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(grad, shape)
 
 
@@ -103,6 +145,8 @@ def zeros_like(value):
     """A zero derivative shaped like ``value``: an array, a float, or a list/tuple/dict of them."""
     if isinstance(value, np.ndarray):
         return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind in "fc" else float)
+    if is_duck_array(value):   # a Dask or CuPy array: its own zeros, lazily or on its device
+        return np.zeros_like(value, dtype=value.dtype if value.dtype.kind in "fc" else float)
     if isinstance(value, (list, tuple)):
         return [zeros_like(item) for item in value]
     if isinstance(value, dict):
@@ -124,6 +168,8 @@ def filled_like(adjoint, like):
         return zeros if adjoint == 0.0 else zeros + adjoint
     if like.__class__ is np.ndarray and isinstance(adjoint, (np.ndarray, np.generic)) and adjoint.ndim < like.ndim:
         return zeros_like(like) + adjoint   # a zero that went through arithmetic is 0-d
+    if is_duck_array(like) and hasattr(adjoint, "ndim") and adjoint.ndim < like.ndim:
+        return zeros_like(like) + adjoint
     return adjoint
 
 
@@ -153,8 +199,8 @@ def keep_last(values, index, like):
     Example: ``keep_last(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]), np.zeros(2))`` is
     ``array([0., 2., 3.])``.
     """
-    if _basic_index(index) or not isinstance(like, np.ndarray):
-        return values   # plain indices name each element once
+    if _basic_index(index) or not hasattr(like, "shape"):
+        return values   # plain indices name each element once (the mask needs only like's shape)
     if index.__class__ is np.ndarray and index.ndim == 1 and index.dtype.kind in "iu" and like.ndim:
         positions = index % like.shape[0]   # the common case: cost grows with the index, not the array
         shape = positions.shape             # one entry per row the index names
@@ -172,7 +218,7 @@ def keep_last(values, index, like):
 
 def copied(value):
     """A copy of an array, or of a list/tuple/dict of them (scalars are immutable and come back as they are)."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or is_duck_array(value):
         return value.copy()
     if isinstance(value, (list, tuple)):
         return [copied(item) for item in value]
@@ -221,10 +267,16 @@ def transpose_axes_inverse(axes, ndim):
     return tuple(np.argsort([a % ndim for a in axes]))
 
 
+def _duck_operands(*values) -> bool:
+    """Whether ``values`` are all arrays (NumPy or duck) and one is a duck array: a product of them may take the
+    two-dimensional shortcuts (``grad @ a``), which a chunked Dask array runs as one reduction."""
+    return all(hasattr(value, "ndim") for value in values) and any(is_duck_array(value) for value in values)
+
+
 def matmul_lhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``a``."""
-    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
-            and a.ndim == 2 and grad.ndim == b.ndim:   # the common matrix cases, without the general path
+    if (a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray
+            or _duck_operands(grad, a, b)) and a.ndim == 2 and grad.ndim == b.ndim:   # the common matrix cases
         if b.ndim == 1:
             return grad[:, None] * b
         if b.ndim == 2:
@@ -242,8 +294,8 @@ def matmul_lhs_grad(grad, a, b):
 
 def matmul_rhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``b``."""
-    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
-            and a.ndim == 2 and grad.ndim == b.ndim:   # matrix @ vector, matrix @ matrix
+    if (a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray
+            or _duck_operands(grad, a, b)) and a.ndim == 2 and grad.ndim == b.ndim:   # matrix @ vector, matrix
         if b.ndim == 1:
             return grad @ a
         if b.ndim == 2:
@@ -296,7 +348,7 @@ def _float_like(value, like):
     """``value`` in ``like``'s floating dtype when ``like`` is a float32/float16 array, else as is."""
     dtype = getattr(like, "dtype", None)
     if dtype is not None and dtype.kind == "f" and dtype != np.float64:
-        return np.asarray(value, dtype=dtype)
+        return value.astype(dtype) if hasattr(value, "astype") else np.asarray(value, dtype=dtype)
     return value
 
 
@@ -321,7 +373,7 @@ def clip_share(a, a_min=None, a_max=None):
 
     Example: ``clip_share(np.array([-2.0, 0.0, 2.0]), 0.0, 1.0)`` is ``[0., 1., 0.]``.
     """
-    inside = np.ones(np.shape(a), dtype=bool)
+    inside = np.ones_like(a, dtype=bool)
     if a_min is not None:
         inside = inside & (a >= a_min)
     if a_max is not None:
@@ -372,6 +424,6 @@ def sinc_slope(x):
 
     Example: ``sinc_slope(0.0)`` is ``array(0.)``.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     safe = np.where(x == 0, 1.0, x)
     return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)
