@@ -180,3 +180,21 @@ def test_grad_on_worker_processes():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=":0") as cluster, distributed.Client(cluster) as client:
         np.testing.assert_allclose(client.compute(gradient, sync=True), expected, rtol=1e-10, atol=1e-12)
+
+
+def test_value_and_grad_vjp_and_jvp_stay_lazy(client):
+    args = _logistic_inputs(np.random.default_rng(3))
+    lazy_args = [_chunked(a) for a in args]
+    tangents = (np.ones(4), np.zeros((60, 4)), np.zeros(60))
+    with dask.config.set(scheduler=_no_computation):
+        value, gradient = srcad.value_and_grad(logistic_regression)(*lazy_args)
+        _, vjp_fn = srcad.vjp(logistic_regression, *lazy_args)
+        gradients = vjp_fn(1.0)
+        _, tangent = srcad.jvp(logistic_regression, tuple(lazy_args), tuple(_chunked(t) for t in tangents))
+    lazy = [value, gradient, *gradients, tangent]
+    assert all(isinstance(item, da.Array) for item in lazy)
+    expected_value, expected_gradient = srcad.value_and_grad(logistic_regression)(*args)
+    expected = [expected_value, expected_gradient, *srcad.vjp(logistic_regression, *args)[1](1.0),
+                srcad.jvp(logistic_regression, args, tangents)[1]]
+    for got, want in zip(client.compute(lazy, sync=True), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
