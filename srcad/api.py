@@ -51,7 +51,7 @@ from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, 
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
-from .runtime.core import is_duck_array
+from .runtime.dispatch import is_duck_array
 from .trees import is_container
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements, written_out

@@ -32,7 +32,7 @@ from .api import _derivative, grad
 from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
-from .runtime.core import is_duck_array
+from .runtime.dispatch import is_duck_array
 from .trees import is_container
 
 

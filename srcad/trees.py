@@ -36,7 +36,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from .passes.receivers import is_user_object
-from .runtime.core import is_duck_array
+from .runtime.dispatch import is_duck_array
 
 Tree = Any  # a leaf (array or number) or a dict / list / tuple / container of trees
 _CONTAINERS: Dict[type, Tuple[Callable[[Any], Tuple[Dict[str, Any], Any]], Callable[[Any, Dict[str, Any]], Any]]] = {}

@@ -23,41 +23,10 @@ import numpy as np
 
 from ..errors import SeedError
 from .containers import add_structures
+from .dispatch import as_array, is_duck_array
 
 
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.int64})
-
-
-def is_duck_array(value) -> bool:
-    """Whether ``value`` is an array of another library that NumPy's functions dispatch to (a Dask or CuPy
-    array: its class implements ``__array_function__``), rather than a NumPy array or scalar.
-
-    Example: ``is_duck_array(np.ones(2))`` is ``False``; ``is_duck_array(dask.array.ones(2))`` is ``True``.
-    """
-    kind = value.__class__
-    return kind is not np.ndarray and hasattr(kind, "__array_function__") and hasattr(value, "shape")
-
-
-def as_array(value):
-    """``np.asarray(value)`` for a list, scalar or NumPy array; a duck array (``is_duck_array``) as it is, so a
-    Dask array stays lazy and a CuPy array stays on its device.
-
-    Example: ``as_array([1.0, 2.0])`` is ``array([1., 2.])``.
-    """
-    if value.__class__ is np.ndarray or is_duck_array(value):
-        return value
-    return np.asarray(value)
-
-
-def array_like(value, like):
-    """``value`` (a scalar or NumPy array) as an array of ``like``'s kind when ``like`` is a duck array
-    (``is_duck_array``), else ``value`` itself: what a helper combines with ``like`` stays a Dask or CuPy array.
-
-    Example: ``array_like(0.5, np.ones(2))`` is ``0.5``.
-    """
-    if like.__class__ is np.ndarray or value.__class__ is like.__class__ or not is_duck_array(like):
-        return value
-    return np.asarray(value, like=like)
 
 
 def unbroadcast(grad, like):
@@ -76,8 +45,7 @@ def unbroadcast(grad, like):
         shape = np.shape(like)
         if np.shape(grad) == shape:
             return grad
-    if not hasattr(grad, "ndim"):   # a list or a Python scalar; a Dask or CuPy array stays what it is
-        grad = np.asarray(grad)
+    grad = as_array(grad)   # a Dask or CuPy array stays what it is
     extra = grad.ndim - len(shape)
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
@@ -348,7 +316,7 @@ def _float_like(value, like):
     """``value`` in ``like``'s floating dtype when ``like`` is a float32/float16 array, else as is."""
     dtype = getattr(like, "dtype", None)
     if dtype is not None and dtype.kind == "f" and dtype != np.float64:
-        return value.astype(dtype) if hasattr(value, "astype") else np.asarray(value, dtype=dtype)
+        return value.astype(dtype) if is_duck_array(value) else np.asarray(value, dtype=dtype)
     return value
 
 
@@ -373,7 +341,7 @@ def clip_share(a, a_min=None, a_max=None):
 
     Example: ``clip_share(np.array([-2.0, 0.0, 2.0]), 0.0, 1.0)`` is ``[0., 1., 0.]``.
     """
-    inside = np.ones_like(a, dtype=bool)
+    inside = np.ones_like(a, dtype=bool) if is_duck_array(a) else np.ones(np.shape(a), dtype=bool)
     if a_min is not None:
         inside = inside & (a >= a_min)
     if a_max is not None:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import COMPLEX_WHY, ComplexError, SrcadError
-from .core import as_array
+from .dispatch import as_array
 from .decompositions import cholesky_grad, cholesky_tangent
 
 

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import zeros_like, as_array
+from .core import zeros_like
+from .dispatch import as_array
 
 
 def strong_product(a, b):

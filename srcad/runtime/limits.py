@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import as_array
+from .dispatch import as_array
 
 _SCALARS = (float, int, np.float64)
 

@@ -22,7 +22,8 @@ import numbers
 import numpy as np
 
 from ..errors import SrcadError
-from .core import unbroadcast, as_array
+from .core import unbroadcast
+from .dispatch import as_array
 from .limits import xdivy
 
 

@@ -34,7 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .core import unbroadcast, as_array
+from .core import unbroadcast
+from .dispatch import as_array
 from .shapes import untake
 
 

@@ -19,7 +19,8 @@ import numbers
 
 import numpy as np
 
-from .core import _float_like, unbroadcast, unreduce, as_array
+from .core import _float_like, unbroadcast, unreduce
+from .dispatch import as_array
 
 
 def extreme_share(x, result, axis=None, keepdims=False):

@@ -23,7 +23,7 @@ import numbers
 import numpy as np
 
 from ..errors import SrcadError
-from .core import array_like, as_array, is_duck_array
+from .dispatch import array_like, as_array, is_duck_array
 
 
 def _per_item(pieces, items):
