@@ -51,6 +51,7 @@ from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, 
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
+from .runtime.dispatch import is_duck_array
 from .trees import is_container
 from .frontend.source import parse_function, unwrap
 from .variants import all_scalars, float_ranks, indexes_elements, written_out
@@ -162,6 +163,8 @@ class Derivative:
                     continue
                 if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
                     raise integer_argument(self.func, position + self._offset, args[position])
+                if is_duck_array(args[position]) and args[position].dtype.kind == "f":
+                    continue   # a Dask or CuPy array of floats: NumPy's dispatch protocols carry it
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays

@@ -32,6 +32,7 @@ from .api import _derivative, grad
 from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
+from .runtime.dispatch import is_duck_array
 from .trees import is_container
 
 
@@ -111,7 +112,7 @@ def _holds_floats(value) -> bool:
     """Whether a derivative can be taken with respect to ``value`` (floats, float arrays, containers of them)."""
     if isinstance(value, (bool, int, np.integer, np.bool_)):
         return False
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or is_duck_array(value):   # a Dask or CuPy array too
         return value.dtype.kind in "fc"
     return isinstance(value, (float, np.floating, complex, tuple, list, dict)) or is_container(value)
 

@@ -36,6 +36,7 @@ from typing import Any, Callable, Dict, List, Tuple
 import numpy as np
 
 from .passes.receivers import is_user_object
+from .runtime.dispatch import is_duck_array
 
 Tree = Any  # a leaf (array or number) or a dict / list / tuple / container of trees
 _CONTAINERS: Dict[type, Tuple[Callable[[Any], Tuple[Dict[str, Any], Any]], Callable[[Any, Dict[str, Any]], Any]]] = {}
@@ -67,6 +68,8 @@ def is_container(value: Any) -> bool:
         return True
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return True
+    if is_duck_array(value):   # a Dask or CuPy array is an array, not an object of fields
+        return False
     return is_user_object(value) and isinstance(getattr(value, "__dict__", None), dict)
 
 

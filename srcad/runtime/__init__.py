@@ -29,6 +29,8 @@ Contract:
   - ``gradients``: ``stop_gradient``;
   - ``guards``: products and quotients in which an exact zero wins, for
     derivatives recomputed after a NaN;
+  - ``dispatch``: which values are Dask or CuPy arrays, and the conversions
+    that leave them alone (helpers use it; generated code does not import it);
 - A helper is a small function of NumPy values (``add_at`` excepted: it
   accumulates into an array the generated code owns) that never reads or
   writes a user's argument in place.  Every helper has rules of its own in

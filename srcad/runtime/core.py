@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import SeedError
 from .containers import add_structures
+from .dispatch import as_array, is_duck_array
 
 
 _SCALARS = frozenset({float, int, np.float64, np.float32, np.int64})
@@ -44,7 +45,7 @@ def unbroadcast(grad, like):
         shape = np.shape(like)
         if np.shape(grad) == shape:
             return grad
-    grad = np.asarray(grad)
+    grad = as_array(grad)   # a Dask or CuPy array stays what it is
     extra = grad.ndim - len(shape)
     if extra > 0:
         grad = grad.sum(axis=tuple(range(extra)))
@@ -59,7 +60,14 @@ def broadcast_like(tangent, like):
     shape = np.shape(like)
     if np.shape(tangent) == shape:
         return tangent
+    if is_duck_array(like):   # like's own chunks or device: a product, not a view of one block
+        return tangent * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(tangent, shape)
+
+
+def _float_dtype(like):
+    """``like``'s dtype when it is floating or complex, else float64: the dtype of a derivative shaped like it."""
+    return like.dtype if like.dtype.kind in "fc" else np.float64
 
 
 _SMALL = 4096   # elements: below this, a filled array is cheaper than a broadcast view
@@ -73,6 +81,8 @@ def unreduce(grad, like, axis=None, keepdims=False):
     if axis is not None and not keepdims:
         axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
         grad = np.expand_dims(grad, tuple(a % len(shape) for a in axes))
+    if is_duck_array(like):
+        return grad * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(grad, shape)
 
 
@@ -103,6 +113,8 @@ def zeros_like(value):
     """A zero derivative shaped like ``value``: an array, a float, or a list/tuple/dict of them."""
     if isinstance(value, np.ndarray):
         return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind in "fc" else float)
+    if is_duck_array(value):   # a Dask or CuPy array: its own zeros, lazily or on its device
+        return np.zeros_like(value, dtype=value.dtype if value.dtype.kind in "fc" else float)
     if isinstance(value, (list, tuple)):
         return [zeros_like(item) for item in value]
     if isinstance(value, dict):
@@ -124,6 +136,8 @@ def filled_like(adjoint, like):
         return zeros if adjoint == 0.0 else zeros + adjoint
     if like.__class__ is np.ndarray and isinstance(adjoint, (np.ndarray, np.generic)) and adjoint.ndim < like.ndim:
         return zeros_like(like) + adjoint   # a zero that went through arithmetic is 0-d
+    if is_duck_array(like) and hasattr(adjoint, "ndim") and adjoint.ndim < like.ndim:
+        return zeros_like(like) + adjoint
     return adjoint
 
 
@@ -153,8 +167,8 @@ def keep_last(values, index, like):
     Example: ``keep_last(np.array([1.0, 2.0, 3.0]), np.array([0, 0, 1]), np.zeros(2))`` is
     ``array([0., 2., 3.])``.
     """
-    if _basic_index(index) or not isinstance(like, np.ndarray):
-        return values   # plain indices name each element once
+    if _basic_index(index) or not hasattr(like, "shape"):
+        return values   # plain indices name each element once (the mask needs only like's shape)
     if index.__class__ is np.ndarray and index.ndim == 1 and index.dtype.kind in "iu" and like.ndim:
         positions = index % like.shape[0]   # the common case: cost grows with the index, not the array
         shape = positions.shape             # one entry per row the index names
@@ -172,7 +186,7 @@ def keep_last(values, index, like):
 
 def copied(value):
     """A copy of an array, or of a list/tuple/dict of them (scalars are immutable and come back as they are)."""
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or is_duck_array(value):
         return value.copy()
     if isinstance(value, (list, tuple)):
         return [copied(item) for item in value]
@@ -221,10 +235,16 @@ def transpose_axes_inverse(axes, ndim):
     return tuple(np.argsort([a % ndim for a in axes]))
 
 
+def _duck_operands(*values) -> bool:
+    """Whether ``values`` are all arrays (NumPy or duck) and one is a duck array: a product of them may take the
+    two-dimensional shortcuts (``grad @ a``), which a chunked Dask array runs as one reduction."""
+    return all(hasattr(value, "ndim") for value in values) and any(is_duck_array(value) for value in values)
+
+
 def matmul_lhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``a``."""
-    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
-            and a.ndim == 2 and grad.ndim == b.ndim:   # the common matrix cases, without the general path
+    if (a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray
+            or _duck_operands(grad, a, b)) and a.ndim == 2 and grad.ndim == b.ndim:   # the common matrix cases
         if b.ndim == 1:
             return grad[:, None] * b
         if b.ndim == 2:
@@ -242,8 +262,8 @@ def matmul_lhs_grad(grad, a, b):
 
 def matmul_rhs_grad(grad, a, b):
     """The gradient of ``a @ b`` with respect to ``b``."""
-    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray \
-            and a.ndim == 2 and grad.ndim == b.ndim:   # matrix @ vector, matrix @ matrix
+    if (a.__class__ is np.ndarray and b.__class__ is np.ndarray and grad.__class__ is np.ndarray
+            or _duck_operands(grad, a, b)) and a.ndim == 2 and grad.ndim == b.ndim:   # matrix @ vector, matrix
         if b.ndim == 1:
             return grad @ a
         if b.ndim == 2:
@@ -296,7 +316,7 @@ def _float_like(value, like):
     """``value`` in ``like``'s floating dtype when ``like`` is a float32/float16 array, else as is."""
     dtype = getattr(like, "dtype", None)
     if dtype is not None and dtype.kind == "f" and dtype != np.float64:
-        return np.asarray(value, dtype=dtype)
+        return value.astype(dtype) if is_duck_array(value) else np.asarray(value, dtype=dtype)
     return value
 
 
@@ -321,7 +341,7 @@ def clip_share(a, a_min=None, a_max=None):
 
     Example: ``clip_share(np.array([-2.0, 0.0, 2.0]), 0.0, 1.0)`` is ``[0., 1., 0.]``.
     """
-    inside = np.ones(np.shape(a), dtype=bool)
+    inside = np.ones_like(a, dtype=bool) if is_duck_array(a) else np.ones(np.shape(a), dtype=bool)
     if a_min is not None:
         inside = inside & (a >= a_min)
     if a_max is not None:
@@ -372,6 +392,6 @@ def sinc_slope(x):
 
     Example: ``sinc_slope(0.0)`` is ``array(0.)``.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     safe = np.where(x == 0, 1.0, x)
     return np.where(x == 0, 0.0, (np.cos(np.pi * safe) - np.sinc(safe)) / safe)

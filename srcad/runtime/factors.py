@@ -49,6 +49,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import COMPLEX_WHY, ComplexError, SrcadError
+from .dispatch import as_array
 from .decompositions import cholesky_grad, cholesky_tangent
 
 
@@ -71,7 +72,7 @@ def as_columns(v, b):
 
     Example: ``as_columns(np.ones(2), np.ones(2)).shape`` is ``(2, 1)``.
     """
-    return np.asarray(v)[..., None] if np.ndim(b) == 1 else v
+    return as_array(v)[..., None] if np.ndim(b) == 1 else v
 
 
 def from_columns(v, b):
@@ -79,7 +80,7 @@ def from_columns(v, b):
 
     Example: ``from_columns(np.ones((2, 1)), np.ones(2)).shape`` is ``(2,)``.
     """
-    return np.asarray(v)[..., 0] if np.ndim(b) == 1 else v
+    return as_array(v)[..., 0] if np.ndim(b) == 1 else v
 
 
 # --------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import zeros_like
+from .dispatch import as_array
 
 
 def strong_product(a, b):
@@ -30,7 +31,7 @@ def strong_product(a, b):
         product = a * b
     if np.ndim(product) == 0:
         return zeros_like(product) if a == 0 or b == 0 else product
-    return np.where((np.asarray(a) == 0) | (np.asarray(b) == 0), np.zeros_like(product), product)
+    return np.where((as_array(a) == 0) | (as_array(b) == 0), np.zeros_like(product), product)
 
 
 def strong_quotient(a, b):
@@ -41,5 +42,5 @@ def strong_quotient(a, b):
         quotient = a / b
     if np.ndim(quotient) == 0:
         return quotient
-    return np.where(np.asarray(a) == 0, np.zeros_like(quotient), quotient)
+    return np.where(as_array(a) == 0, np.zeros_like(quotient), quotient)
 

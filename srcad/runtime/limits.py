@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .dispatch import as_array
+
 _SCALARS = (float, int, np.float64)
 
 
@@ -34,7 +36,7 @@ def xdivy(x, y):
             return 0.0
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.float64(x) / y   # a nonzero x over 0 is inf, as in NumPy
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     with np.errstate(divide="ignore", invalid="ignore"):
         quotient = x / np.where((x == 0) & (y == 0), 1.0, y)
     return quotient[()] if quotient.ndim == 0 else quotient
@@ -53,7 +55,7 @@ def xlogy(x, y):
             return 0.0
         with np.errstate(divide="ignore", invalid="ignore"):
             return x * np.log(np.float64(y))
-    x, y = np.asarray(x), np.asarray(y)
+    x, y = as_array(x), as_array(y)
     with np.errstate(divide="ignore", invalid="ignore"):
         product = x * np.log(np.where((x == 0) & ~np.isnan(y), 1.0, y))
     return product[()] if product.ndim == 0 else product

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import SrcadError
 from .core import unbroadcast
+from .dispatch import as_array
 from .limits import xdivy
 
 
@@ -35,7 +36,7 @@ def per_matrix(value):
 
     Example: ``per_matrix(np.array([1.0, 2.0])).shape`` is ``(2, 1, 1)``.
     """
-    return np.asarray(value)[..., None, None]
+    return as_array(value)[..., None, None]
 
 
 # --------------------------------------------------------------------------
@@ -137,7 +138,7 @@ def _cross_grad(grad, a, b, axisa, axisb, axisc, axis, flip):
         axisa = axisb = axisc = axis
     moved_a, moved_b = np.moveaxis(a, axisa, -1), np.moveaxis(b, axisb, -1)
     if np.shape(moved_a)[-1] == 2 and np.shape(moved_b)[-1] == 2:   # the cross product of 2-vectors is a number
-        grad = np.asarray(grad)[..., None]
+        grad = as_array(grad)[..., None]
         result = grad * np.stack([moved_b[..., 1], -moved_b[..., 0]], axis=-1)
     else:   # 3-vectors (a 2-vector is one with third component 0)
         grad = np.moveaxis(grad, axisc, -1)
@@ -264,7 +265,7 @@ def norm_direction(x, ord=None, axis=None):
 
     Example: ``norm_direction(np.array([3.0, 4.0]))`` is ``array([0.6, 0.8])``.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     if not _is_matrix_norm(x, ord, axis):
         axes = tuple(range(x.ndim)) if axis is None else (axis,)
         norm = np.linalg.norm(x, ord=ord, axis=axis, keepdims=True)
@@ -308,7 +309,7 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
 
     Example: ``norm_direction_tangent(np.array([1.0, 0.0]), np.array([3.0, 4.0]))`` is ``array([ 0.128, -0.096])``.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     t = np.broadcast_to(t, x.shape)
     if _is_matrix_norm(x, ord, axis):
         if ord in ("nuc", 2, -2):
@@ -346,7 +347,7 @@ def solve_like(a, rhs, b):
     Example: ``solve_like(2.0 * np.eye(2), np.ones(2), np.ones(2))`` is ``array([0.5, 0.5])``.
     """
     if _vector_rhs(a, b):
-        return np.linalg.solve(a, np.asarray(rhs)[..., None])[..., 0]
+        return np.linalg.solve(a, as_array(rhs)[..., None])[..., 0]
     return np.linalg.solve(a, rhs)
 
 
@@ -356,7 +357,7 @@ def apply_like(m, x, b):
     Example: ``apply_like(2.0 * np.eye(2), np.ones(2), np.ones(2))`` is ``array([2., 2.])``.
     """
     if _vector_rhs(m, b):
-        return (m @ np.asarray(x)[..., None])[..., 0]
+        return (m @ as_array(x)[..., None])[..., 0]
     return m @ x
 
 
@@ -367,7 +368,7 @@ def outer_like(g, x, a, b):
     is ``array([[1., 2.], [1., 2.]])``.
     """
     if _vector_rhs(a, b):
-        return np.asarray(g)[..., :, None] * np.asarray(x)[..., None, :]
+        return as_array(g)[..., :, None] * as_array(x)[..., None, :]
     return g @ _mT(x)
 
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from .core import unbroadcast
+from .dispatch import as_array
 from .shapes import untake
 
 
@@ -156,7 +157,7 @@ def trapezoid_x_tangent(tangent, y, x, axis=-1):
 def _pieces(x, xp):
     """For each ``x``: the index ``k`` of the piece ``[xp[k], xp[k+1]]`` it reads, its position ``t`` in it,
     and whether ``xp[0] <= x < xp[-1]`` (inside)."""
-    xp = np.asarray(xp)
+    xp = as_array(xp)
     k = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, np.size(xp) - 2)
     low, high = xp[k], xp[k + 1]
     inside = (x >= xp[0]) & (x < xp[-1])
@@ -170,7 +171,7 @@ def interp_slope(x, xp, fp):
     Example: ``interp_slope(0.5, np.array([0.0, 1.0]), np.array([0.0, 2.0]))`` is ``2.0``.
     """
     k, _, inside = _pieces(x, xp)
-    xp, fp = np.asarray(xp), np.asarray(fp)
+    xp, fp = as_array(xp), as_array(fp)
     return np.where(inside, (fp[k + 1] - fp[k]) / (xp[k + 1] - xp[k]), 0.0)
 
 
@@ -216,7 +217,7 @@ def interp_xp_tangent(tangent, x, xp, fp):
     is ``-2.0``.
     """
     k, t, inside = _pieces(x, xp)
-    tangent = np.asarray(tangent)
+    tangent = as_array(tangent)
     return np.where(inside, -interp_slope(x, xp, fp) * ((1.0 - t) * tangent[k] + t * tangent[k + 1]), 0.0)
 
 

@@ -20,6 +20,7 @@ import numbers
 import numpy as np
 
 from .core import _float_like, unbroadcast, unreduce
+from .dispatch import as_array
 
 
 def extreme_share(x, result, axis=None, keepdims=False):
@@ -56,7 +57,7 @@ def prod_others(x, axis=None):
     computed without dividing, so it is exact where ``x`` has zeros.
     Example: ``prod_others(np.array([2.0, 0.0, 5.0]))`` is ``[0., 10., 0.]``.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     if x.ndim == 0:
         return np.ones_like(x)
     axes = _axes(axis, x.ndim)
@@ -78,7 +79,7 @@ def _prod_others_multilinear(x, directions, axis):
     em tm`` over the others (with ``e * e = 0``), formed by running products,
     so it is exact where ``x`` has zeros.
     """
-    x = np.asarray(x)
+    x = as_array(x)
     m = len(directions)
     if x.ndim == 0:
         return np.zeros_like(x * 1.0)
@@ -199,7 +200,7 @@ def uncumsum(grad, like, axis=None):
 
 def _to_last_axis(x, axis):
     """``x`` with ``axis`` last (raveled when ``axis`` is None)."""
-    return np.ravel(x) if axis is None else np.moveaxis(np.asarray(x), axis, -1)
+    return np.ravel(x) if axis is None else np.moveaxis(as_array(x), axis, -1)
 
 
 def _cumprod_without(x, i):
@@ -270,7 +271,7 @@ def extremum_share(value, result, other=None):
     if isinstance(value, (list, tuple)):
         hits = [float(item == result) for item in value]
         return [hit / sum(hits) for hit in hits]
-    hit = np.asarray(value) == result
+    hit = as_array(value) == result
     return hit / np.sum(hit)
 
 

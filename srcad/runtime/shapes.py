@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ..errors import SrcadError
+from .dispatch import array_like, as_array, is_duck_array
 
 
 def _per_item(pieces, items):
@@ -116,7 +117,7 @@ def unrepeat(grad, like, repeats, axis=None):
         return np.reshape(np.bincount(owner, weights=np.ravel(grad), minlength=int(np.prod(shape))), shape)
     axis = axis % len(shape)
     owner = np.repeat(np.arange(shape[axis]), repeats)
-    moved = np.moveaxis(np.asarray(grad), axis, 0)
+    moved = np.moveaxis(as_array(grad), axis, 0)
     result = np.zeros((shape[axis],) + moved.shape[1:], dtype=moved.dtype)
     np.add.at(result, owner, moved)
     return np.moveaxis(result, 0, axis)
@@ -175,8 +176,8 @@ def untake(grad, like, indices, axis=None, mode="raise"):
     Example: ``untake(np.array([1.0, 2.0]), np.zeros(3), [2, 2])`` is ``array([0., 0., 3.])``.
     """
     shape = np.shape(like)
-    grad = np.asarray(grad)
-    indices = np.asarray(indices)
+    grad = as_array(grad)
+    indices = as_array(indices)
     length = int(np.prod(shape)) if axis is None else shape[axis]
     if mode == "wrap":
         indices = indices % length
@@ -199,7 +200,7 @@ def untake_along_axis(grad, like, indices, axis=-1):
     Example: ``untake_along_axis(np.array([1.0, 2.0]), np.zeros(3), np.array([0, 0]))``
     is ``array([3., 0., 0.])``.
     """
-    grad = np.asarray(grad)
+    grad = as_array(grad)
     if axis is None:
         result = np.zeros(np.size(like), dtype=grad.dtype)
         np.add.at(result, indices, grad)
@@ -228,7 +229,9 @@ def undiagonal(grad, a, offset=0, axis1=0, axis2=1):
 
     Example: ``undiagonal(np.array([1.0, 2.0]), np.zeros((2, 2)))`` is ``array([[1., 0.], [0., 2.]])``.
     """
-    grad = np.asarray(grad)
+    grad = as_array(grad)
+    if is_duck_array(grad):
+        return _placed_on_diagonal(grad, np.shape(a), offset, axis1, axis2)
     result = np.zeros(np.shape(a), dtype=grad.dtype if grad.dtype.kind == "f" else float)
     view = np.moveaxis(result, (axis1, axis2), (-2, -1))
     rows, columns = view.shape[-2:]
@@ -238,13 +241,25 @@ def undiagonal(grad, a, offset=0, axis1=0, axis2=1):
     return result
 
 
+def _placed_on_diagonal(grad, shape, offset, axis1, axis2):
+    """``undiagonal`` for a duck array ``grad`` (Dask, CuPy): a product with a constant 0/1 placement, since
+    such an array cannot be written through a view of its diagonal."""
+    rows, columns = shape[axis1], shape[axis2]
+    count = np.shape(grad)[-1]
+    placement = np.zeros((count, rows, columns), dtype=grad.dtype if grad.dtype.kind == "f" else float)
+    i = np.arange(count) + max(0, -offset)
+    placement[np.arange(count), i, i + offset] = 1.0
+    placed = np.tensordot(grad, array_like(placement, grad), axes=([-1], [0]))
+    return np.moveaxis(placed, (-2, -1), (axis1 % len(shape), axis2 % len(shape)))
+
+
 def untrace(grad, a, offset=0, axis1=0, axis2=1):
     """The gradient of ``np.trace(a, offset, axis1, axis2)``: ``grad`` on that diagonal, zeros elsewhere.
 
     Example: ``untrace(3.0, np.zeros((2, 2)))`` is ``array([[3., 0.], [0., 3.]])``.
     """
     diagonal_shape = np.shape(np.diagonal(np.empty(np.shape(a), dtype=bool), offset, axis1, axis2))
-    return undiagonal(np.broadcast_to(np.asarray(grad)[..., None], diagonal_shape), a, offset, axis1, axis2)
+    return undiagonal(np.broadcast_to(as_array(grad)[..., None], diagonal_shape), a, offset, axis1, axis2)
 
 
 def _natural_shape(obj):
