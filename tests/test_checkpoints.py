@@ -236,6 +236,8 @@ REFUSED = {
                          "reading the loop index t after the loop"),
     "no value before the loop": ("def f(x, n):\n    for t in range(n):\n        y = x * 1.1\n"
                                  "    return np.sum(y)\n", "give it a value before the loop"),
+    "another name before the loop": ("def f(x, n):\n    u = x * 1.0\n    w = u\n    for t in range(n):\n"
+                                     "        u[0] = u[0] * 2.0\n    return np.sum(w)\n", "another name for `u`"),
     "for-else": ("def f(x, n):\n    for t in range(n):\n        x = x * 1.1\n    else:\n        x = x + 1.0\n"
                  "    return np.sum(x)\n", "move the else block after the loop"),
 }
@@ -250,6 +252,22 @@ def test_refused_at_the_users_line(name):
     message = str(raised.value)
     assert expected in message, message
     assert "<gradcheck-" in message.splitlines()[0], message
+
+
+def test_carried_arrays_sharing_memory_are_refused_when_the_loop_writes_in_place():
+    f = make_function("""
+def shared(x, n):
+    u = x * 1.0
+    w = x * 2.0
+    s = 0.0
+    for t in range(n):
+        u[0] = u[0] * 2.0
+        s = s + w[0]
+        w = u
+    return s
+""", dict(NAMESPACE))
+    with pytest.raises(srcad.SrcadError, match="`u` and `w` share memory"):
+        srcad.grad(f, checkpoints=2)(np.ones(3), 4)
 
 
 @pytest.mark.parametrize("bad", (0, -1, 2.5, True, "3"))

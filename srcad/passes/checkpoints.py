@@ -48,10 +48,13 @@ from . import Transformation
 _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
                      "sort", "put", "resize", "itemset", "partition", "setfield", "popitem", "add", "discard"}
 _MUTATING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis}
-# calls whose result is a new array, never a view of an argument
-_FRESH_CALLS = {"copy", "array", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like",
-                "full_like", "arange", "linspace", "concatenate", "stack", "hstack", "vstack", "tile", "eye",
-                "identity", "astype"}
+# methods whose result is a new array, and NumPy functions whose result may be a view of an argument
+_FRESH_METHODS = {"copy", "astype", "sum", "mean", "dot", "cumsum", "prod", "round", "clip"}
+_VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require", "reshape", "ravel",
+          "transpose", "squeeze", "swapaxes", "moveaxis", "rollaxis", "expand_dims", "atleast_1d", "atleast_2d",
+          "atleast_3d", "broadcast_to", "broadcast_arrays", "diagonal", "real", "imag", "flip", "fliplr", "flipud",
+          "rot90", "matrix_transpose", "permute_dims", "split", "array_split", "hsplit", "vsplit", "dsplit",
+          "unstack", "asmatrix", "frombuffer", "lib", "view"}
 
 
 class Checkpoints(Transformation):
@@ -95,14 +98,19 @@ def _root_name(node):
 
 
 def _fresh_value(node) -> bool:
-    """Whether ``node`` always evaluates to a new array (so writing into it changes nothing else)."""
-    if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.ListComp)):
+    """Whether ``node`` always evaluates to a new value (so writing into it changes nothing else)."""
+    if isinstance(node, (gast.BinOp, gast.UnaryOp, gast.ListComp, gast.Compare, gast.Constant)):
         return True
-    if isinstance(node, gast.Call):
-        function = node.func
-        name = function.attr if isinstance(function, gast.Attribute) else getattr(function, "id", None)
-        return name in _FRESH_CALLS
-    return False
+    if isinstance(node, gast.IfExp):
+        return _fresh_value(node.body) and _fresh_value(node.orelse)
+    if not isinstance(node, gast.Call):
+        return False
+    function, called = node.func, syntax.annotation(node.func, "ref")
+    if isinstance(function, gast.Attribute) and called is None:   # a method of a value: `u.copy()`
+        return function.attr in _FRESH_METHODS
+    if isinstance(called, np.ufunc) or called in (float, int, complex, list):
+        return True
+    return getattr(called, "__module__", "").startswith("numpy") and getattr(called, "__name__", "") not in _VIEWS
 
 
 class _Loop:
@@ -198,6 +206,7 @@ class _Loop:
                                  "before it,", f"give it a value before the loop (`{name} = 0.0`)")
         for name in written:
             self._check_fresh(name, name in carried)
+            self._check_no_alias_before(name)
         return carried, [name for name in carried if name in written]
 
     def _written_in_place(self, body) -> Set[str]:
@@ -226,6 +235,15 @@ class _Loop:
                                  f"writing into `{name}` in place, which may share memory with another array,",
                                  f"make it a new array before the loop and wherever it is assigned "
                                  f"(`{name} = {name}.copy()`), or compute it out of place")
+
+    def _check_no_alias_before(self, name: str) -> None:
+        """Refuse a name bound before the loop to a value that may share memory with ``name`` (``w = u``)."""
+        for node in syntax.walk(gast.Module(body=self.before, type_ignores=[])):
+            if isinstance(node, gast.Assign) and not _fresh_value(node.value) \
+                    and name in syntax.loaded_names(node.value) \
+                    and not all(isinstance(t, gast.Name) and t.id == name for t in node.targets):
+                raise self.error(node, f"another name for `{name}`, which the loop writes into in place,",
+                                 f"copy it (`... = {name}.copy()`) or write the loop out of place")
 
     def _invariants(self, carried) -> List[str]:
         """f's variables the body reads and never assigns: parameters, names bound before the loop, wrt names."""

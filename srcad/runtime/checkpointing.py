@@ -97,6 +97,19 @@ def checked_snapshots(checkpoints) -> int:
     return int(checkpoints)
 
 
+def _separate(state: Sequence, invariants: Sequence, names: Sequence[str], where: str) -> None:
+    """Refuse carried arrays that share memory with each other or with an invariant: the step writes into
+    them in place, and each gets a copy of its own, so the other name would miss the write."""
+    arrays = [(names[1 + k], item) for k, item in enumerate(list(state) + list(invariants))
+              if isinstance(item, np.ndarray)]
+    for position, (name, array) in enumerate(arrays[:len(state)]):
+        for other, value in arrays[position + 1:]:
+            if np.may_share_memory(array, value):
+                raise SrcadError(f"{where}: `{name}` and `{other}` share memory, and the checkpointed loop writes "
+                                 f"into `{name}` in place; make one a copy before the loop "
+                                 f"(`{name} = {name}.copy()`), or write the loop out of place")
+
+
 def _fresh(state: Sequence, copies: bool) -> tuple:
     """``state`` as a step may take it: its arrays copied when the step writes into them."""
     if not copies:
@@ -126,8 +139,13 @@ def checkpointed_loop(step: Callable, indices: range, state: tuple, invariants: 
         (8.0,)
     """
     stored = set(_first_descent(len(indices), checkpoints))
-    snapshots, current = [], _fresh(state, copies)
+    code = step.__code__
+    names = code.co_varnames[:code.co_argcount]
+    snapshots, current = [], state
     for offset, index in enumerate(indices):
+        if copies:
+            _separate(current, invariants, names, where)
+            current = _fresh(current, copies)
         if offset in stored:
             snapshots.append((offset, _fresh(current, copies)))
         current = _carried(step(index, *current, *invariants), len(state), where)
