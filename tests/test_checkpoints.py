@@ -274,3 +274,14 @@ def shared(x, n):
 def test_a_bad_number_of_checkpoints_is_refused(bad):
     with pytest.raises(srcad.SrcadError, match="not a number of snapshots"):
         srcad.grad(spec_function("heat out of place"), checkpoints=bad)
+
+
+def test_srcad_show_prints_the_step_and_its_derivative(tmp_path, capsys):
+    from srcad import cli
+    module = tmp_path / "heat_show_module.py"
+    module.write_text("import numpy as np\n" + SPECS["heat in place"][0])   # the loop is on line 5
+    assert cli.main(["show", f"{module}:heat_in_place", "--wrt", "0,1", "--checkpoints", "3"]) == 0
+    shown = capsys.readouterr().out
+    assert "checkpointed_loop(heat_in_place_step, range_n, t_2, t_3, 3, True, 'heat_show_module.py:5')" in shown
+    assert "def heat_in_place_step(t, u, c):\n    u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])" in shown
+    assert "def dheat_in_place_step(t, u, c, dout):" in shown

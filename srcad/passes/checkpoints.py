@@ -272,7 +272,9 @@ class _Loop:
         inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
         scope: Dict = dict(getattr(unit.parsed.func, "__globals__", {}))
         scope.update(unit.bindings.objects)   # what f's names denote: its closure, the functions passes bound
-        return types.FunctionType(inner, scope, name)
+        step = types.FunctionType(inner, scope, name)
+        step.srcad_loop_step = True   # `srcad show --checkpoints` prints it
+        return step
 
 
 def _parameters(tree) -> List[str]:

@@ -141,11 +141,10 @@ def checkpointed_loop(step: Callable, indices: range, state: tuple, invariants: 
     stored = set(_first_descent(len(indices), checkpoints))
     code = step.__code__
     names = code.co_varnames[:code.co_argcount]
-    snapshots, current = [], state
+    snapshots, current = [], _fresh(state, copies)   # the step may write into its own copies only
     for offset, index in enumerate(indices):
         if copies:
             _separate(current, invariants, names, where)
-            current = _fresh(current, copies)
         if offset in stored:
             snapshots.append((offset, _fresh(current, copies)))
         current = _carried(step(index, *current, *invariants), len(state), where)
@@ -181,9 +180,10 @@ class _Reversal:
         self.invariant_grads = [_zero_like(invariants[k]) for k in range(len(invariants))]
 
     def advance(self, state: tuple, start: int, stop: int) -> tuple:
+        """The state before step ``stop``, from ``state`` (before step ``start``), which stays as it is."""
+        state = _fresh(state, self.copies)
         for offset in range(start, stop):
-            state = _carried(self.step(self.indices[offset], *_fresh(state, self.copies), *self.invariants),
-                             len(state), self.where)
+            state = _carried(self.step(self.indices[offset], *state, *self.invariants), len(state), self.where)
         return state
 
     def reverse_step(self, state: tuple, offset: int, adjoint: list) -> list:
@@ -192,7 +192,7 @@ class _Reversal:
         if self.derivative is None:
             return previous
         seed = tuple(adjoint)
-        grads = self.derivative(self.indices[offset], *_fresh(state, self.copies), *self.invariants, seed)
+        grads = self.derivative(self.indices[offset], *state, *self.invariants, seed)   # writes no argument
         grads = grads if isinstance(grads, tuple) else (grads,)
         for position, k in enumerate(self.active_state):
             previous[k] = grads[position]
