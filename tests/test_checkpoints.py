@@ -88,6 +88,17 @@ def strided(x, w, n):
     z = np.sum(acc * y)
     return z + w * np.sum(y)
 """, lambda n, rng: (rng.random(4), 0.7, 3 * n), (0, 1)),
+    "a parameter carried, a value kept from an earlier step": ("""
+def kept(x, a, n):
+    tmp = 3
+    first = 0.0
+    for t in range(n):
+        if t == 0:
+            first = x * a
+        tmp = np.sin(x)
+        x = x * a + 0.1 * tmp + 0.01 * first
+    return np.sum(x)
+""", lambda n, rng: (rng.random(3), 0.8, n), (0, 1)),
 }
 STEPS = (0, 1, 2, 9)
 SNAPSHOTS = (1, 2, 3, 5, 40)
@@ -238,6 +249,9 @@ REFUSED = {
                                  "    return np.sum(y)\n", "give it a value before the loop"),
     "another name before the loop": ("def f(x, n):\n    u = x * 1.0\n    w = u\n    for t in range(n):\n"
                                      "        u[0] = u[0] * 2.0\n    return np.sum(w)\n", "another name for `u`"),
+    "a value from an earlier step": ("def f(x, n):\n    for t in range(n):\n        if t == 0:\n"
+                                     "            y = x * 2.0\n        x = x + y\n    return np.sum(x)\n",
+                                     "`y = 0.0`"),
     "for-else": ("def f(x, n):\n    for t in range(n):\n        x = x * 1.1\n    else:\n        x = x + 1.0\n"
                  "    return np.sum(x)\n", "move the else block after the loop"),
 }

@@ -198,12 +198,13 @@ class _Loop:
         read_after = syntax.loaded_names(gast.Module(body=self.after, type_ignores=[]))
         assigned = syntax.stored_names(body) - {self.index}
         written = self._written_in_place(body)
+        exposed = _read_before_assigned(self.loop.body, {self.index})   # values from the step before
         carried = [name for name in _in_order(body) if name in (assigned | written)
-                   and (name in bound_before or name in read_after)]
+                   and (name in exposed or name in read_after)]
         for name in carried:
             if name not in bound_before:
-                raise self.error(self.loop, f"`{name}`, assigned in the loop and read after it without a value "
-                                 "before it,", f"give it a value before the loop (`{name} = 0.0`)")
+                raise self.error(self.loop, f"`{name}`, which one step leaves for the next one or for the code "
+                                 "after the loop but which has no value before the loop,", f"give it a value before the loop (`{name} = 0.0`)")
         for name in written:
             self._check_fresh(name, name in carried)
             self._check_no_alias_before(name)
@@ -305,6 +306,34 @@ def _header(node):
     if isinstance(node, gast.With):
         return gast.Tuple(elts=[i.optional_vars for i in node.items if i.optional_vars is not None], ctx=gast.Store())
     return node.target
+
+
+def _read_before_assigned(statements, assigned: Set[str]) -> Set[str]:
+    """Names ``statements`` may read before they assign them (``assigned``: names bound already, updated
+    with what the statements surely bind)."""
+    exposed: Set[str] = set()
+    for statement in statements:
+        if isinstance(statement, gast.If):
+            exposed |= syntax.loaded_names(statement.test) - assigned
+            taken, other = set(assigned), set(assigned)
+            exposed |= _read_before_assigned(statement.body, taken) | _read_before_assigned(statement.orelse, other)
+            assigned |= taken & other
+        elif isinstance(statement, (gast.For, gast.While)):   # the body may run no time, or run again
+            header = statement.iter if isinstance(statement, gast.For) else statement.test
+            exposed |= syntax.loaded_names(header) - assigned
+            inner = set(assigned) | (syntax.stored_names(statement.target) if isinstance(statement, gast.For)
+                                     else set())
+            exposed |= _read_before_assigned(statement.body, inner)   # a later round reads what an earlier bound
+            exposed |= _read_before_assigned(statement.orelse, set(assigned))
+        elif isinstance(statement, (gast.Assign, gast.AugAssign, gast.AnnAssign, gast.Expr)):
+            exposed |= syntax.loaded_names(statement) - assigned
+            if isinstance(statement, gast.AugAssign) and isinstance(statement.target, gast.Name) \
+                    and statement.target.id not in assigned:
+                exposed.add(statement.target.id)   # `s += x` reads s
+            assigned |= syntax.stored_names(statement)
+        else:   # with, try, ...: every read may come first, no binding is sure
+            exposed |= syntax.loaded_names(statement) - assigned
+    return exposed
 
 
 def _own_statements(body) -> List:
