@@ -19,7 +19,8 @@ the 1-D heat equation, explicit stencil ``u[1:-1] = u[1:-1] + c * (u[2:] -
 taped gradient: time and peak memory) and 10^4 steps (where the tape would
 need about 8 GB, so only the checkpointed gradient runs).  Times are the
 best of ``--repeat`` runs, measured without tracemalloc; the peaks come from
-one more run under tracemalloc.  BLAS runs on one thread, so a dot product
+one more run under tracemalloc; the primal and the gradients are timed in turn,
+round after round, since the load of a shared machine changes.  BLAS runs on one thread, so a dot product
 is not slowed by threads fighting over the cores.
 """
 from __future__ import annotations
@@ -113,35 +114,42 @@ def heat(u0, c, steps):
     return np.sum(u * u)
 
 
-def best_time(call, repeat: int) -> float:
-    """The least wall time of ``repeat`` runs of ``call()``."""
-    times = []
+def best_times(calls, repeat: int):
+    """The least wall time of each of ``calls`` over ``repeat`` rounds, the calls interleaved in each round
+    (on a shared machine the load changes from minute to minute)."""
+    best = [float("inf")] * len(calls)
     for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        for position, call in enumerate(calls):
+            start = time.perf_counter()
+            call()
+            best[position] = min(best[position], time.perf_counter() - start)
+    return best
 
 
 def heat_equation(size: int, snapshots: int, repeat: int, long_steps: int) -> None:
     """Checkpointed against taped gradients of the heat equation (see the module docstring)."""
+    from srcad.runtime import checkpointing
     u0, c = np.sin(np.linspace(0.0, 3.0, size)) + 1.0, 0.2
     checkpointed = srcad.grad(heat, wrt=(0, 1), checkpoints=snapshots)
     taped = srcad.grad(heat, wrt=(0, 1))
-    checkpointed(u0, c, 3), taped(u0, c, 3)   # build both first
-    state_mb = u0.nbytes / 2 ** 20
-    print(f"heat equation, {size:,}-element state ({state_mb:.2f} MB), checkpoints={snapshots}")
+    checkpointed(u0, c, 3), taped(u0, c, 3), heat(u0, c, 100)   # build both first, warm the allocator
+    print(f"heat equation, {size:,}-element state ({u0.nbytes / 2 ** 20:.2f} MB), checkpoints={snapshots}")
     print(f"{'steps':>7} {'gradient':>13} {'time':>9} {'/ primal':>9} {'peak memory':>12}")
+    per_step = 0.0
     for steps, kinds in ((1000, (("taped", taped), ("checkpointed", checkpointed))),
                          (long_steps, (("checkpointed", checkpointed),))):
-        primal = best_time(lambda: heat(u0, c, steps), repeat)
-        print(f"{steps:>7} {'(primal)':>13} {primal:>8.2f}s {1.0:>9.2f} "
+        times = best_times([lambda: heat(u0, c, steps)] + [lambda g=g: g(u0, c, steps) for _, g in kinds], repeat)
+        print(f"{steps:>7} {'(primal)':>13} {times[0]:>8.2f}s {1.0:>9.2f} "
               f"{peak_bytes(lambda: heat(u0, c, steps)) / 2 ** 20:>10.1f}MB")
-        for label, gradient in kinds:
-            seconds = best_time(lambda: gradient(u0, c, steps), repeat)
+        for (label, gradient), seconds in zip(kinds, times[1:]):
             peak = peak_bytes(lambda: gradient(u0, c, steps))
-            print(f"{steps:>7} {label:>13} {seconds:>8.2f}s {seconds / primal:>9.2f} {peak / 2 ** 20:>10.1f}MB")
-    print(f"a tape of {long_steps:,} states would hold {long_steps * u0.nbytes / 2 ** 30:.1f} GB")
+            per_step = peak / steps if label == "taped" else per_step
+            print(f"{steps:>7} {label:>13} {seconds:>8.2f}s {seconds / times[0]:>9.2f} {peak / 2 ** 20:>10.1f}MB")
+        recomputed = checkpointing.recomputed_steps(steps, snapshots)
+        print(f"{'':>7} steps a checkpointed gradient runs: {steps} forward, at most {recomputed} again, "
+              f"{steps} step derivatives")
+    print(f"a tape of the {long_steps:,} states alone would hold {long_steps * u0.nbytes / 2 ** 30:.1f} GB; "
+          f"srcad's taped gradient grows {per_step / 2 ** 20:.1f} MB a step: {long_steps * per_step / 2 ** 30:.0f} GB")
 
 
 def main(argv=None) -> None:
@@ -151,7 +159,7 @@ def main(argv=None) -> None:
     parser.add_argument("--state", type=int, default=10 ** 5, help="with --heat: elements of the state")
     parser.add_argument("--steps", type=int, default=10 ** 4, help="with --heat: the long run's steps")
     parser.add_argument("--checkpoints", type=int, default=20, help="with --heat: snapshots")
-    parser.add_argument("--repeat", type=int, default=1, help="with --heat: runs per time (the best counts)")
+    parser.add_argument("--repeat", type=int, default=3, help="with --heat: runs per time (the best counts)")
     args = parser.parse_args(argv)
     if args.heat:
         heat_equation(args.state, args.checkpoints, args.repeat, args.steps)
