@@ -284,6 +284,34 @@ def shared(x, n):
         srcad.grad(f, checkpoints=2)(np.ones(3), 4)
 
 
+def test_containers_in_the_loop_are_refused_at_run_time():
+    f = make_function("""
+def container(x, w, n):
+    params = [w, 2.0 * w]
+    for t in range(n):
+        x = x * params[0] + params[1]
+    return np.sum(x)
+""", dict(NAMESPACE))
+    with pytest.raises(srcad.SrcadError, match="`params` holds list"):
+        srcad.grad(f, wrt=(0, 1), checkpoints=2)(np.ones(3), 0.5, 4)
+
+
+def helper_of_the_step(u, c):
+    return u + c * np.sin(u)
+
+
+def test_a_helper_called_in_the_loop():
+    f = make_function("""
+def calls(u0, c, n):
+    u = u0
+    for t in range(n):
+        u = helper_of_the_step(u, c) * 0.9
+    return np.sum(u ** 2)
+""", dict(NAMESPACE, helper_of_the_step=helper_of_the_step))
+    args = (np.linspace(0.1, 1.0, 4), 0.3, 6)
+    _close(srcad.grad(f, wrt=(0, 1), checkpoints=2)(*args), srcad.grad(f, wrt=(0, 1))(*args), 1e-12)
+
+
 @pytest.mark.parametrize("bad", (0, -1, 2.5, True, "3"))
 def test_a_bad_number_of_checkpoints_is_refused(bad):
     with pytest.raises(srcad.SrcadError, match="not a number of snapshots"):

@@ -180,7 +180,8 @@ class _Loop:
                 and not isinstance(syntax.annotation(function, "ref"), (types.BuiltinFunctionType, np.ufunc)) \
                 and syntax.annotation(function.value, "ref") is None:
             raise self.error(call, f"`.{function.attr}(...)`, which changes a value in place,",
-                             "carry a new value instead (`xs = xs + [u]`), or collect the values after the loop")
+                             "reduce the values as the loop goes (`total = total + np.sum(u)`), or compute them "
+                             "after the loop")
         if syntax.annotation(function, "ref") in _MUTATING_FUNCTIONS or any(k.arg == "out" for k in call.keywords):
             raise self.error(call, "a call writing into an array (`out=`, np.copyto, np.put...)",
                              "assign the result instead (`u = np.add(u, v)`)")
@@ -204,7 +205,8 @@ class _Loop:
         for name in carried:
             if name not in bound_before:
                 raise self.error(self.loop, f"`{name}`, which one step leaves for the next one or for the code "
-                                 "after the loop but which has no value before the loop,", f"give it a value before the loop (`{name} = 0.0`)")
+                                 "after the loop but which has no value before the loop,",
+                                 f"give it a value before the loop (`{name} = 0.0`)")
         for name in written:
             self._check_fresh(name, name in carried)
             self._check_no_alias_before(name)

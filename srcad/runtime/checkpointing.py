@@ -166,6 +166,26 @@ def _holds_floats(value) -> bool:
     return isinstance(value, np.ndarray) and value.dtype.kind == "f"
 
 
+_PLAIN = (float, int, bool, np.floating, np.integer, np.bool_, str, range, type(None))
+
+
+def _check_differentiable(name: str, value, where: str) -> None:
+    """Refuse a carried or invariant value whose derivative the step's adjoint would leave out: a container,
+    an object, a complex number (a float, an int or a real array is taken as it is)."""
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf" or isinstance(value, _PLAIN) \
+            and not isinstance(value, complex):
+        return
+    raise SrcadError(f"{where}: `{name}` holds {type(value).__name__} {_short(value)}, and a checkpointed loop's "
+                     f"step is differentiated with respect to floats and real arrays only; give the loop its "
+                     f"arrays as variables of their own (`w = {name}[0]` before the loop), or leave checkpoints "
+                     "out")
+
+
+def _short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _zero_like(value):
     return np.zeros_like(value) if isinstance(value, np.ndarray) else 0.0
 
@@ -236,6 +256,8 @@ def checkpointed_loop_grads(grads, result: CarriedState, step: Callable, indices
             raise SrcadError(f"{where}: the carried variable {names[1 + k]!r} starts as {state[k]!r} and holds "
                              f"floats after the loop; make it a float before the loop "
                              f"({names[1 + k]} = float({names[1 + k]}))")
+    for name, item in zip(names[1:], list(state) + list(invariants)):
+        _check_differentiable(name, item, where)
     active_invariants = [k for k, item in enumerate(invariants) if _holds_floats(item)]
     wrt = tuple(names[1 + k] for k in active_state) + tuple(names[1 + len(state) + k] for k in active_invariants)
     reversal = _Reversal(step, indices, invariants, copies, where, active_state, active_invariants, wrt)
