@@ -99,6 +99,16 @@ def kept(x, a, n):
         x = x * a + 0.1 * tmp + 0.01 * first
     return np.sum(x)
 """, lambda n, rng: (rng.random(3), 0.8, n), (0, 1)),
+    "two loops": ("""
+def two_loops(x, a, n):
+    y = x * 1.0
+    for t in range(n):
+        y = np.tanh(y * a + 0.1)
+    z = y * 2.0
+    for k in range(n // 2 + 1):
+        z = z * np.cos(z) + a
+    return np.sum(z * y)
+""", lambda n, rng: (rng.random(3), 0.9, n), (0, 1)),
 }
 STEPS = (0, 1, 2, 9)
 SNAPSHOTS = (1, 2, 3, 5, 40)
@@ -310,6 +320,13 @@ def calls(u0, c, n):
 """, dict(NAMESPACE, helper_of_the_step=helper_of_the_step))
     args = (np.linspace(0.1, 1.0, 4), 0.3, 6)
     _close(srcad.grad(f, wrt=(0, 1), checkpoints=2)(*args), srcad.grad(f, wrt=(0, 1))(*args), 1e-12)
+
+
+def test_a_second_derivative_through_a_checkpointed_loop_is_refused():
+    gradient = srcad.grad(spec_function("heat out of place"), checkpoints=3)
+    args = _arguments("heat out of place", 4)
+    with pytest.raises(srcad.SrcadError, match="leave checkpoints out for higher derivatives"):
+        srcad.autodiff(gradient, mode="forward")(*args, np.ones(6))
 
 
 @pytest.mark.parametrize("bad", (0, -1, 2.5, True, "3"))
