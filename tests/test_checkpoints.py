@@ -322,6 +322,23 @@ def calls(u0, c, n):
     _close(srcad.grad(f, wrt=(0, 1), checkpoints=2)(*args), srcad.grad(f, wrt=(0, 1))(*args), 1e-12)
 
 
+def test_an_error_in_the_step_names_the_users_line():
+    f = make_function("""
+def no_rule(x, n):
+    y = x * 1.0
+    for t in range(n):
+        # a comment, then a blank line
+
+        y = y * 2.0
+        y = np.nanpercentile(y, 50) * y
+    return np.sum(y)
+""", dict(NAMESPACE))
+    with pytest.raises(srcad.MissingTemplateError) as raised:
+        srcad.grad(f, checkpoints=2)(np.ones(3), 3)
+    first = str(raised.value).splitlines()[0]
+    assert "the loop of no_rule as no_rule_step>:8:" in first and "<gradcheck-" in first, first
+
+
 def test_a_second_derivative_through_a_checkpointed_loop_is_refused():
     gradient = srcad.grad(spec_function("heat out of place"), checkpoints=3)
     args = _arguments("heat out of place", 4)

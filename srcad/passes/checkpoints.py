@@ -261,16 +261,22 @@ class _Loop:
         unit = self.unit
         name = unit.namer.fresh(f"{unit.tree.name}_step")
         parameters = [self.index] + carried + invariants
-        result = gast.Return(value=_names_tuple(carried, gast.Load))
         definition = gast.FunctionDef(
             name=name, args=gast.arguments(args=[syntax.name(p, gast.Param()) for p in parameters],
                                            posonlyargs=[], vararg=None, kwonlyargs=[], kw_defaults=[],
                                            kwarg=None, defaults=[]),
-            body=syntax.clone_list(self.loop.body) + [result], decorator_list=[], returns=None, type_comment=None,
-            type_params=[])
+            body=[gast.Pass()], decorator_list=[], returns=None, type_comment=None, type_params=[])
         first = unit.parsed.first_line + self.loop.lineno - 1
-        text = "\n" * (first - 1) + to_source(gast.Module(body=[definition], type_ignores=[]))
-        label = f"{os.path.basename(unit.parsed.filename)}:{first}, the loop of {unit.tree.name} as {name}"
+        # the def on the loop's line, each statement of the body on its own line (the user's line numbers)
+        lines = [""] * (first - 1) + to_source(gast.Module(body=[definition], type_ignores=[])).splitlines()[:1]
+        for statement in self.loop.body + [gast.Return(value=_names_tuple(carried, gast.Load))]:
+            line = getattr(statement, "lineno", None)
+            if line is not None and line <= len(unit.parsed.lines):   # the user's line: keep its number
+                lines += [""] * (unit.parsed.first_line + line - 2 - len(lines))
+            text = to_source(gast.Module(body=[syntax.clone(statement)], type_ignores=[]))
+            lines += ["    " + row if row else row for row in text.rstrip("\n").splitlines()]
+        text = "\n".join(lines) + "\n"
+        label = f"{os.path.basename(unit.parsed.filename)}, the loop of {unit.tree.name} as {name}"
         code = loader.compile_text(text, None, label)
         inner = next(c for c in code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
         scope: Dict = dict(getattr(unit.parsed.func, "__globals__", {}))
