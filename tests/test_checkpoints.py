@@ -37,6 +37,15 @@ def heat_in_place(u0, c, n):
         u[1:-1] = u[1:-1] + c * (u[2:] - 2 * u[1:-1] + u[:-2])
     return np.sum(np.sin(u))
 """, lambda n, rng: (rng.random(6), 0.2, n), (0, 1)),
+    "augmented assignments": ("""
+def augmented(u0, c, n):
+    u = u0.copy()
+    total = 0.0
+    for t in range(n):
+        u += c * (np.roll(u, 1) - 2 * u + np.roll(u, -1))
+        total += np.sum(u * u)
+    return total
+""", lambda n, rng: (rng.random(5), 0.2, n), (0, 1)),
     "two carried, leapfrog": ("""
 def leapfrog(x0, v0, k, dt, n):
     x = x0
@@ -249,6 +258,8 @@ REFUSED = {
                             "        xs.append(x)\n    return np.sum(xs[-1])\n", "`.append(...)`"),
     "writing into a parameter": ("def f(x, n):\n    for t in range(n):\n        x[0] = x[0] * 1.1\n"
                                  "    return np.sum(x)\n", "writing into `x` in place"),
+    "+= on a parameter": ("def f(x, n):\n    for t in range(n):\n        x += 1.0\n    return np.sum(x)\n",
+                          "writing into `x` in place"),
     "writing through a view": ("def f(x, n):\n    u = x * 1.0\n    for t in range(n):\n        v = u[1:]\n"
                                "        v[0] = v[0] * 2.0\n    return np.sum(u)\n", "writing into `v` in place"),
     "out=": ("def f(x, n):\n    u = x * 1.0\n    for t in range(n):\n        np.multiply(u, 1.1, out=u)\n"

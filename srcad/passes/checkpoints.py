@@ -213,9 +213,12 @@ class _Loop:
         return carried, [name for name in carried if name in written]
 
     def _written_in_place(self, body) -> Set[str]:
-        """Names the body stores into through a subscript or an attribute (``u[1:-1] = ...``, ``u[0] += 1``)."""
+        """Names the body stores into through a subscript or an attribute (``u[1:-1] = ...``, ``u[0] += 1``),
+        or updates with an augmented assignment (``u += v`` writes into an array)."""
         written = set()
         for node in syntax.walk(body):
+            if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
+                written.add(node.target.id)
             targets = node.targets if isinstance(node, gast.Assign) else [node.target] \
                 if isinstance(node, (gast.AugAssign, gast.AnnAssign)) else []
             for target in targets:
@@ -237,7 +240,8 @@ class _Loop:
                 raise self.error(self.loop if value is None else value,
                                  f"writing into `{name}` in place, which may share memory with another array,",
                                  f"make it a new array before the loop and wherever it is assigned "
-                                 f"(`{name} = {name}.copy()`), or compute it out of place")
+                                 f"(`{name} = {name}.copy()`, or `{name} = {name} * 1.0` for a number), or "
+                                 f"compute it out of place (`{name} = {name} + ...`)")
 
     def _check_no_alias_before(self, name: str) -> None:
         """Refuse a name bound before the loop to a value that may share memory with ``name`` (``w = u``)."""
