@@ -264,6 +264,8 @@ REFUSED = {
                                "        v[0] = v[0] * 2.0\n    return np.sum(u)\n", "writing into `v` in place"),
     "out=": ("def f(x, n):\n    u = x * 1.0\n    for t in range(n):\n        np.multiply(u, 1.1, out=u)\n"
              "    return np.sum(u)\n", "`out=`"),
+    "a ufunc's positional out": ("def f(x, n):\n    u = x * 1.0\n    for t in range(n):\n"
+                                 "        np.multiply(u, 1.1, u)\n    return np.sum(u)\n", "`out=`"),
     "index read after": ("def f(x, n):\n    for t in range(n):\n        x = x * 1.1\n    return np.sum(x) * t\n",
                          "reading the loop index t after the loop"),
     "no value before the loop": ("def f(x, n):\n    for t in range(n):\n        y = x * 1.1\n"

@@ -47,7 +47,8 @@ from . import Transformation
 # calls that change their receiver or an argument in place: a step may not make them on carried state
 _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault", "fill",
                      "sort", "put", "resize", "itemset", "partition", "setfield", "popitem", "add", "discard"}
-_MUTATING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis}
+_MUTATING_FUNCTIONS = {np.copyto, np.put, np.place, np.putmask, np.fill_diagonal, np.put_along_axis,
+                       np.random.shuffle}
 # methods whose result is a new array, and NumPy functions whose result may be a view of an argument
 _FRESH_METHODS = {"copy", "astype", "sum", "mean", "dot", "cumsum", "prod", "round", "clip"}
 _VIEWS = {"asarray", "asanyarray", "ascontiguousarray", "asfortranarray", "require", "reshape", "ravel",
@@ -182,7 +183,9 @@ class _Loop:
             raise self.error(call, f"`.{function.attr}(...)`, which changes a value in place,",
                              "reduce the values as the loop goes (`total = total + np.sum(u)`), or compute them "
                              "after the loop")
-        if syntax.annotation(function, "ref") in _MUTATING_FUNCTIONS or any(k.arg == "out" for k in call.keywords):
+        called = syntax.annotation(function, "ref")
+        positional_out = isinstance(called, np.ufunc) and len(call.args) > called.nin   # np.add(u, v, u)
+        if called in _MUTATING_FUNCTIONS or positional_out or any(k.arg == "out" for k in call.keywords):
             raise self.error(call, "a call writing into an array (`out=`, np.copyto, np.put...)",
                              "assign the result instead (`u = np.add(u, v)`)")
         if isinstance(function, gast.Attribute) and function.attr == "at" \
