@@ -40,8 +40,8 @@ import numpy as np
 from ..errors import UnsupportedSyntaxError
 from ..frontend import loader, syntax
 from ..frontend.emit import to_source
-from ..runtime.checkpointing import checkpointed_loop, checkpointed_loop_grads
-from ..templates import adjoint, d, not_differentiated
+from ..runtime.checkpointing import checkpointed_loop, checkpointed_loop_grads, checkpointed_loop_tangents
+from ..templates import adjoint, d, not_differentiated, tangent
 from . import Transformation
 
 # calls that change their receiver or an argument in place: a step may not make them on carried state
@@ -379,7 +379,7 @@ def _names_tuple(names, context):
     return gast.Tuple(elts=[syntax.name(n, context()) for n in names], ctx=context())
 
 
-# the rule: the reverse sweep ----------------------------------------------------------------
+# the rules: the reverse sweep, and forward mode for code that calls the helper ------------------
 
 @adjoint(checkpointed_loop)
 def checkpointed_loop_adjoint(result, step, indices, state, invariants, checkpoints, copies=False, where=""):
@@ -388,5 +388,10 @@ def checkpointed_loop_adjoint(result, step, indices, state, invariants, checkpoi
     d[invariants] = grads[1]
 
 
-not_differentiated(checkpointed_loop_grads,
+@tangent(checkpointed_loop)
+def checkpointed_loop_tangent(result, step, indices, state, invariants, checkpoints, copies=False, where=""):
+    d[result] = checkpointed_loop_tangents(d[state], d[invariants], step, indices, state, invariants, copies, where)
+
+
+not_differentiated(checkpointed_loop_grads, checkpointed_loop_tangents,
                    hint="srcad differentiates a checkpointed loop once; leave checkpoints out for higher derivatives")

@@ -18,6 +18,9 @@ Contract:
   invariants that hold floats.
 - With ``copies`` (the body writes into a carried array in place), every
   step gets copies of the carried arrays, so no snapshot is ever changed.
+- ``checkpointed_loop_tangents(state_tangents, invariant_tangents, ...)`` is
+  forward mode (for derivatives of code that calls the helper): the loop
+  again, each step with its Jacobian-vector product; it keeps no states.
 - ``repetitions(steps, snapshots)`` and ``recomputed_steps(steps, snapshots)``
   give the schedule's cost: how often a step runs at most, and how many
   plain forward steps the reverse sweep makes in all.
@@ -267,6 +270,45 @@ def checkpointed_loop_grads(grads, result: CarriedState, step: Callable, indices
         adjoint = reversal.reverse(snapshot, offset, stop, free, adjoint)
         stop, free = offset, free + 1
     return list(adjoint), reversal.invariant_grads
+
+
+def checkpointed_loop_tangents(state_tangents, invariant_tangents, step: Callable, indices: range, state: tuple,
+                               invariants: tuple, copies: bool = False, where: str = "") -> tuple:
+    """The tangent of ``checkpointed_loop(step, indices, state, invariants, ...)``'s final state for the tangents
+    of the initial state and of the invariants (a zero or None for none).
+
+    Example: for ``step(t, x, rate) = (x * rate,)`` over ``range(3)`` from ``x = 1.0`` with ``rate = 2.0``,
+    ``checkpointed_loop_tangents((1.0,), (0.0,), step, range(3), (1.0,), (2.0,))`` is ``(8.0,)``.
+    """
+    code = step.__code__
+    names = code.co_varnames[:code.co_argcount]
+    for name, item in zip(names[1:], list(state) + list(invariants)):
+        _check_differentiable(name, item, where)
+    current, tangents = _fresh(state, copies), list(_tangent_items(state_tangents, state))
+    invariant_tangents = _tangent_items(invariant_tangents, invariants)
+    active_invariants = [k for k, item in enumerate(invariants) if _holds_floats(item)]
+    derivatives = {}
+    for index in indices:
+        active_state = tuple(k for k, item in enumerate(current) if _holds_floats(item))
+        wrt = tuple(names[1 + k] for k in active_state) + tuple(names[1 + len(state) + k] for k in active_invariants)
+        if not wrt:
+            tangents = [_zero_like(item) for item in current]
+        else:
+            if wrt not in derivatives:
+                derivatives[wrt] = derivative_of(step, wrt=wrt, mode="forward")
+            pushed = derivatives[wrt](index, *current, *invariants, *[tangents[k] for k in active_state],
+                                      *[invariant_tangents[k] for k in active_invariants])
+            pushed = pushed if isinstance(pushed, tuple) else (pushed,)
+            tangents = list(pushed)
+        current = _fresh(_carried(step(index, *current, *invariants), len(state), where), copies)
+    return tuple(_zero_like(item) if tangent is None else tangent for item, tangent in zip(current, tangents))
+
+
+def _tangent_items(tangents, values) -> list:
+    """The tangents of the items of a tuple, a zero for each when the tuple has none."""
+    if isinstance(tangents, (tuple, list)) and len(tangents) == len(values):
+        return [_zero_like(value) if tangent is None else tangent for value, tangent in zip(values, tangents)]
+    return [_zero_like(value) for value in values]
 
 
 def _items(grads, count: int) -> list:
