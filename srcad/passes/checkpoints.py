@@ -9,10 +9,14 @@ body becomes
 where ``f_step(t, u, v, c)`` is a function srcad compiles from the loop's body
 (``return u, v`` added): its parameters are the loop index, the carried state
 (the names the body assigns that are bound before the loop or read after
-it) and the loop-invariant variables of f the body reads.  The rule
-registered here pulls adjoints back through the loop with
-``srcad.runtime.checkpointing`` (binomial checkpointing: at most K stored
-states), differentiating ``f_step`` with respect to what holds floats.
+it) and the loop-invariant variables of f the body reads.  It is compiled
+with each statement on its line in the user's file, so an error raised while
+differentiating it names that line.  The adjoint rule registered here pulls
+adjoints back through the loop with ``srcad.runtime.checkpointing``
+(binomial checkpointing: at most K stored states), differentiating
+``f_step`` with respect to what holds floats; the tangent rule runs the loop
+with each step's Jacobian-vector product (forward mode over code that calls
+the helper).  Neither is differentiated again.
 
 Refused with ``UnsupportedSyntaxError`` at the user's line, with a fix: a
 ``checkpoints`` that is not a positive int, a function with no top-level
