@@ -50,6 +50,7 @@ from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, 
                         parameter_names, rebound_call, refused_argument, resolve_wrt)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
+from .runtime.checkpointing import checked_snapshots
 from .shared_arguments import shared_arguments_check
 from .runtime.dispatch import is_duck_array
 from .trees import is_container
@@ -417,11 +418,14 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
     return derivative
 
 
-def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True):
+def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True,
+         checkpoints: Optional[int] = None):
     """The gradient of scalar-valued ``func`` with respect to the ``wrt`` parameters.
 
     Works as ``@srcad.grad``, ``@srcad.grad(wrt=1)`` or ``srcad.grad(f, wrt=('x', 'y'))``.
     With ``has_aux=True``, f returns ``(out, aux)`` and the derivative returns ``(gradient, aux)``.
+    With ``checkpoints=K``, f's top-level ``for`` loops over ``range`` keep at most K states for the
+    reverse sweep and recompute the others (binomial checkpointing, ``srcad.passes.checkpoints``).
 
     Example::
 
@@ -431,17 +435,20 @@ def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False
         >>> srcad.grad(f, wrt=(0, 1))(np.ones(2), np.arange(2.0))   # doctest: +SKIP
         (array([0., 1.]), array([1., 1.]))
     """
+    checkpoints = checked_snapshots(checkpoints)
     if func is None:
-        return lambda f: _derivative(f, wrt, "reverse", optimize, has_aux=has_aux)
-    return _derivative(func, wrt, "reverse", optimize, has_aux=has_aux)
+        return lambda f: _derivative(f, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints)
+    return _derivative(func, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints)
 
 
-def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True):
+def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
+             checkpoints: Optional[int] = None):
     """The derivative of ``func`` as a vector-Jacobian (reverse) or Jacobian-vector (forward) product.
 
     Reverse mode: ``df(*args, seed)`` returns the seed pulled back to each wrt
     parameter.  Forward mode: ``df(*args, *tangents)`` returns the output's
-    tangent for the given input tangents.
+    tangent for the given input tangents.  ``checkpoints=K`` as for ``grad`` (reverse mode; forward
+    mode keeps no tape, so it needs none).
 
     Example::
 
@@ -451,11 +458,11 @@ def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: b
         >>> srcad.autodiff(f)(np.zeros(2), np.array([1.0, 2.0]))   # doctest: +SKIP
         array([1., 2.])
     """
-    return _derivative(func, wrt, mode, optimize)
+    return _derivative(func, wrt, mode, optimize, checkpoints=checked_snapshots(checkpoints))
 
 
 def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
-           ranks: Optional[Sequence[int]] = None) -> str:
+           ranks: Optional[Sequence[int]] = None, checkpoints: Optional[int] = None) -> str:
     """The generated source of ``func``'s derivative.
 
     ``ranks`` (one number of dimensions per positional argument) shows the
@@ -470,7 +477,8 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
         >>> print(srcad.source(f))   # doctest: +SKIP
         >>> print(srcad.source(pool, ranks=(2,)))   # doctest: +SKIP
     """
-    return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None).source
+    return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None,
+                       checkpoints=checked_snapshots(checkpoints)).source
 
 
 use_derivative_service(derivative)   # passes build the derivatives of callees through it

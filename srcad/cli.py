@@ -234,6 +234,9 @@ def _build_parser() -> argparse.ArgumentParser:
     show.add_argument("--ranks", default=None,
                       help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
                            "when a function whose loops store element by element gets arrays of those ranks")
+    show.add_argument("--checkpoints", type=int, default=None, metavar="K",
+                      help="the derivative whose top-level range loops keep at most K states (binomial "
+                           "checkpointing), then each loop's step function and the step's derivative")
     kernel_cli.add_command(commands)
     templates = commands.add_parser(
         "templates", help="list the functions srcad has gradient rules for, and their modes",
@@ -361,7 +364,10 @@ def _show(args: argparse.Namespace, out) -> int:
     names, as_tuple = api.resolve_wrt(func, wrt)
     ranks = _parse_ranks(args.ranks)
     if not (args.passes or args.diff):
-        out.write(api.source(func, wrt, args.mode, optimize=args.optimize, ranks=ranks))
+        out.write(api.source(func, wrt, args.mode, optimize=args.optimize, ranks=ranks,
+                             checkpoints=args.checkpoints))
+        if args.checkpoints and args.mode == "reverse":
+            _show_steps(api.derivative(func, wrt, args.mode, args.optimize, checkpoints=args.checkpoints), out)
         return EXIT_OK
 
     previous: List[str] = []
@@ -378,11 +384,22 @@ def _show(args: argparse.Namespace, out) -> int:
         out.write(f"{header}\n{shown.rstrip()}\n\n")
 
     options = {"optimize": args.optimize, "tuple_result": as_tuple}
+    if args.checkpoints:
+        options["checkpoints"] = args.checkpoints
     if ranks:
         options["param_ranks"] = ranks
     generated = pipeline.build(func, names, args.mode, options, observe=observe)
     out.write("# ---- generated module ----\n" + generated.source)
     return EXIT_OK
+
+
+def _show_steps(derivative, out) -> None:
+    """Each checkpointed loop's step function (``srcad.passes.checkpoints``) and its derivative."""
+    for step in derivative._generated.__globals__.values():
+        if getattr(step, "srcad_loop_step", False):
+            parameters = step.__code__.co_varnames[1:step.__code__.co_argcount]
+            out.write(f"\n\n# ---- {step.__name__}: one step of the loop ----\n{inspect.getsource(step)}"
+                      f"\n\n{api.source(step, tuple(parameters))}")
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:

@@ -31,6 +31,7 @@ from .passes.attributes import Attributes
 from .passes.complex_values import ComplexValues
 from .passes.aliasing import Aliasing
 from .passes.attempts import Attempts
+from .passes.checkpoints import Checkpoints
 from .passes.cleanup import Cleanup
 from .passes.common_subexpressions import CommonSubexpressions
 from .passes.contexts import Contexts
@@ -65,7 +66,7 @@ PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineC
                                     Inline, Attributes, Contexts, Exceptions, Desugar, MutatingCalls, Views, Aliasing,
                                     Normalize, Attempts, Versioning, ActivityAnalysis, ComplexValues, ReverseMode,
                                     ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries,
-                                    Cleanup, StrongZeros, Regions)}
+                                    Cleanup, StrongZeros, Regions, Checkpoints)}
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
@@ -81,6 +82,21 @@ PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the opti
     "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros", "regions"),
     "forward": _FRONT + ("forward", OPTIMIZE, "strong_zeros", "regions"),
 }
+
+
+def stages(mode: str, options: Dict[str, Any]) -> Tuple:
+    """``PIPELINES[mode]``, with ``checkpoints`` after ``resolve`` when the option asks for checkpointed loops.
+
+    Example::
+
+        >>> "checkpoints" in stages("reverse", {"checkpoints": 20})
+        True
+    """
+    pipeline = PIPELINES[mode]
+    if not options.get("checkpoints") or mode != "reverse":
+        return pipeline
+    after = pipeline.index("resolve") + 1
+    return pipeline[:after] + ("checkpoints",) + pipeline[after:]
 
 
 # The service that builds the derivative of a function the user's code calls.
@@ -134,7 +150,7 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
                 derive=derive or _derivative_service)
     if observe is not None:
         observe("source", to_source(unit.tree))
-    for stage in PIPELINES[mode]:
+    for stage in stages(mode, unit.options):
         if isinstance(stage, tuple):  # a group run to a fixed point
             if not unit.options.get("optimize", True):
                 continue

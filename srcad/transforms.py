@@ -33,14 +33,16 @@ from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
 from .runtime.dispatch import is_duck_array
+from .runtime.checkpointing import checked_snapshots
 from .trees import is_container
 
 
 def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False,
-                   optimize: bool = True):
+                   optimize: bool = True, checkpoints: Optional[int] = None):
     """Like ``grad``, but the derivative returns ``(f(*args), gradient)`` from one sweep.
 
     With ``has_aux=True``, f returns ``(out, aux)`` and the result is ``((out, aux), gradient)``.
+    ``checkpoints=K`` checkpoints f's loops as for ``grad``.
 
     Example::
 
@@ -50,19 +52,21 @@ def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bo
         >>> srcad.value_and_grad(f)(np.array([1.0, 2.0]))   # doctest: +SKIP
         (5.0, array([2., 4.]))
     """
+    checkpoints = checked_snapshots(checkpoints)
     if func is None:
-        return lambda f: _derivative(f, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
-    return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
+        return lambda f: _derivative(f, wrt, "reverse", optimize, with_value=True, has_aux=has_aux,
+                                     checkpoints=checkpoints)
+    return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux, checkpoints=checkpoints)
 
 
-def vjp(func: Callable, *primals, has_aux: bool = False):
+def vjp(func: Callable, *primals, has_aux: bool = False, checkpoints: Optional[int] = None):
     """``(f(*primals), vjp_fn)``: ``vjp_fn(seed)`` pulls ``seed`` back to every argument.
 
     ``vjp_fn`` returns a tuple with one entry per primal: None for one that holds
     no float (an int such as ``steps=200``).  Parameters left out take their
     defaults.  With ``has_aux=True``, f returns ``(out, aux)`` and the result is
     ``(out, vjp_fn, aux)``.  Each call of ``vjp_fn`` runs the derivative, which
-    computes f's forward sweep again.
+    computes f's forward sweep again.  ``checkpoints=K`` checkpoints f's loops as for ``grad``.
 
     Example::
 
@@ -76,7 +80,8 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     primals, floats = _primals(func, primals, "vjp")
     result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
     out, aux = (result[0], result[1]) if has_aux else (result, None)
-    derivative = _derivative(func, tuple(floats), "reverse", True, has_aux=has_aux)
+    derivative = _derivative(func, tuple(floats), "reverse", True, has_aux=has_aux,
+                             checkpoints=checked_snapshots(checkpoints))
 
     def vjp_fn(seed):
         pulled = _call(derivative, primals, (seed,))

@@ -55,6 +55,7 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
                            shapes as runtime_shapes)
 from srcad.runtime import arrays as runtime_arrays, numerical as runtime_numerical, stencils as runtime_stencils
 from srcad.runtime import iteration as runtime_iteration
+from srcad.runtime import checkpointing as runtime_checkpointing
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -86,7 +87,13 @@ def ode_rhs_tfirst(t, y, k):
     return ode_rhs(y, t, k)
 
 
-NAMESPACE.update(ode_rhs=ode_rhs, ode_rhs_tfirst=ode_rhs_tfirst)
+def loop_step(t, u, k):
+    """One step of a loop, for the ``checkpointed_loop`` row (srcad differentiates it)."""
+    return (u * k + np.sin(u) * (t + 1.0),)
+
+
+NAMESPACE.update(ode_rhs=ode_rhs, ode_rhs_tfirst=ode_rhs_tfirst, loop_step=loop_step,
+                 runtime_checkpointing=runtime_checkpointing)
 
 # Standard shape-case lists ---------------------------------------------------
 UNARY = [(), (3,), (2, 3)]
@@ -292,6 +299,9 @@ SPECS: List[Spec] = [
     Spec(sorted, "sorted([x, y, x * 2.0], reverse=True)", [(PYFLOAT, PYFLOAT)], tag="reverse"),
     Spec(dict, "dict([('a', x), ('b', y), ('a', x * 3.0)])['a']", [((3,), PYFLOAT)]),
     Spec(dict, "dict([('a', x), ('b', y)])['b']", [((3,), PYFLOAT)], tag="b"),
+    Spec(runtime_checkpointing.checkpointed_loop,
+         "runtime_checkpointing.checkpointed_loop(loop_step, range(4), (x,), (y,), 2)[0]",
+         [((3,), ()), (PYFLOAT, PYFLOAT)]),
     Spec(runtime_iteration.permuted, "runtime_iteration.permuted([x, y, z], [2, 0, 1])",
          [((), (), ()), ((3,), (3,), (3,))]),
     Spec(runtime_iteration.unpermuted, "runtime_iteration.unpermuted([x, y, z], [2, 0, 1])",

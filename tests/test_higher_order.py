@@ -356,6 +356,7 @@ ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's der
     "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
     "scipy.integrate.odeint-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
     "scipy.integrate.solve_ivp-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
+    "checkpointed_loop-": "a checkpointed loop's reverse sweep is not differentiated again",
 }
 REVERSE_ONLY_GAPS = {}   # reverse over reverse only: case-id prefix: why
 ROW_CASES = cases(SPECS)
