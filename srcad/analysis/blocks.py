@@ -202,19 +202,35 @@ def definitely_bound(block: List, before: Set[str]) -> Set[str]:
     return bound
 
 
-def loop_carried(loop) -> Set[str]:
+def loop_carried(loop, *, only_earlier_passes: bool = False) -> Set[str]:
     """Names ``loop`` binds that a pass of its body may read before binding them: values one pass
-    hands to the next.  A compound statement counts every name it reads (a safe over-estimate).
+    hands to the next.  With ``only_earlier_passes``, only reads that no earlier statement of the
+    same pass may have bound (those can only see an earlier pass's value).
 
     Example: in ``for i in range(3): y = 1.0 if i == 0 else y * s`` (as an ``if``), ``y``.
     """
-    exposed, bound = set(), set()
-    if isinstance(loop, gast.While):
-        exposed |= syntax.loaded_names(loop.test)
-    for stmt in loop.body:
-        exposed |= syntax.loaded_names(stmt) - bound
-        bound = definitely_bound([stmt], bound)
+    exposed = syntax.loaded_names(loop.test) if isinstance(loop, gast.While) else set()
+    exposed |= _exposed_reads(loop.body, set(), only_earlier_passes)
     return assigned_anywhere(loop.body) & exposed
+
+
+def _exposed_reads(block: List, known: Set[str], maybe: bool) -> Set[str]:
+    """Names ``block`` may read before binding them, when ``known`` are bound before it (surely
+    bound, or with ``maybe``, bound on some path); other compound statements count every read."""
+    exposed, known = set(), set(known)
+    for stmt in block:
+        if isinstance(stmt, gast.If):
+            exposed |= syntax.loaded_names(stmt.test) - known
+            exposed |= _exposed_reads(stmt.body, known, maybe) | _exposed_reads(stmt.orelse, known, maybe)
+        elif isinstance(stmt, (gast.For, gast.While)):
+            head = stmt.iter if isinstance(stmt, gast.For) else stmt.test
+            exposed |= syntax.loaded_names(head) - known
+            inside = known | (syntax.stored_names(stmt.target) if isinstance(stmt, gast.For) else set())
+            exposed |= _exposed_reads(stmt.body + stmt.orelse, inside, maybe)
+        else:
+            exposed |= syntax.loaded_names(stmt) - known
+        known = known | assigned_anywhere([stmt]) if maybe else definitely_bound([stmt], known)
+    return exposed
 
 
 def has_break(loop) -> bool:

@@ -39,6 +39,12 @@ class CommonSubexpressions(Transformation):
         self.sharing = MemorySharing(unit.tree)
         # names the function never binds (modules, globals); a name bound to a new array is local too
         self.outside = syntax.names_in(unit.tree) - self.sharing.local - syntax.names_in(unit.tree, gast.Store)
+        changed_in_place = set()
+        for stmt in syntax.iter_statements(unit.tree.body):
+            if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+                changed_in_place |= written_names(stmt)
+        # `a = e` after `b = e` may become `a = b` only when no store changes a's or b's array later
+        self.changed_in_place = self.sharing.reachable(changed_in_place) | changed_in_place
         return self._block(unit.tree.body)
 
     def _pure(self, node) -> bool:
@@ -64,7 +70,7 @@ class CommonSubexpressions(Transformation):
                 available.clear()
                 continue
             if not syntax.annotation(stmt, "primal"):
-                replacer = _Replace(available)
+                replacer = _Replace(available, self.changed_in_place)
                 replacer.visit(stmt)
                 changed |= replacer.changed
             written = written_names(stmt)
@@ -96,13 +102,20 @@ def _head(node):
 
 
 class _Replace(gast.NodeTransformer):
-    def __init__(self, available):
+    def __init__(self, available, changed_in_place):
         self.available = available
+        self.changed_in_place = changed_in_place
         self.heads = {head for _, _, head in available.values()}
         self.changed = False
 
-    def visit_Assign(self, node):
-        node.value = self.visit(node.value)   # never the target
+    def visit_Assign(self, node):   # never the target
+        if isinstance(node.targets[0], gast.Name) and _head(node.value) in self.heads:
+            found = self.available.get(gast.dump(node.value))
+            if found is not None and {node.targets[0].id, found[0]} & self.changed_in_place:
+                # `dz = dw` would make two names of one array, and a store into either changes both
+                node.value = super().generic_visit(node.value)
+                return node
+        node.value = self.visit(node.value)
         return node
 
     def visit_AugAssign(self, node):

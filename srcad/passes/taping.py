@@ -107,7 +107,7 @@ class Taping:
         counted = isinstance(loop, gast.While) or has_break(loop)
         saved_start, self.loop_depth_start = self.loop_depth_start, len(self.locals_stack)
         # a name an earlier pass of this loop bound may be bound too (it is pushed before it is overwritten)
-        self.maybe_bound_at_loop.append(set(self.maybe_bound) | (loop_carried(loop) - bound))
+        self.maybe_bound_at_loop.append(set(self.maybe_bound) | (loop_carried(loop, only_earlier_passes=True) - bound))
         self.bound_this_iteration.append(set())
         body = self._forward(loop.body, bound, True)
         bound_inside = self.bound_this_iteration.pop()
