@@ -6,6 +6,15 @@ elements, with the same length; of a dict, a dict with the same keys.
 concatenate them) and ``add_structures`` adds any two derivatives of one
 nested value, leaf by leaf.
 
+Generated loops read what they iterate over by position.  ``sequence_length(xs)``
+is ``len(xs)`` for a value whose items are its positions' values (a list,
+tuple, range, string, array or other ``collections.abc.Sequence``) and raises
+``UnsupportedValueError`` for anything else (a dict, whose iteration gives its
+keys, a set, a generator, an object with ``__iter__`` only), so a loop over a
+value of the wrong type stops instead of reading the wrong items.
+``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()`` and
+``d.items()`` loops, and raises the same way for a value that is no mapping.
+
 Example::
 
     >>> add_lists([1.0, 2.0], [0.5, 0.5])
@@ -13,7 +22,12 @@ Example::
 """
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any, List
+
+import numpy as np
+
+from ..errors import UnsupportedValueError
 
 
 def add_lists(total: List, more) -> List:
@@ -34,3 +48,41 @@ def add_structures(total: Any, more: Any) -> Any:
     if isinstance(total, dict):
         return {key: add_structures(value, more[key]) if key in more else value for key, value in total.items()}
     return total + more
+
+
+def sequence_length(items) -> int:
+    """``len(items)`` when iterating ``items`` gives ``items[0], items[1], ...``; else ``UnsupportedValueError``.
+
+    Example::
+
+        >>> sequence_length([1.0, 2.0]), sequence_length(np.zeros((3, 2)))
+        (2, 3)
+    """
+    if isinstance(items, (list, tuple, range, str, np.ndarray)) or (
+            isinstance(items, Sequence) and not isinstance(items, Mapping)):
+        return len(items)
+    kind = type(items).__name__
+    if isinstance(items, Mapping):
+        raise UnsupportedValueError(
+            f"iterating over a {kind} directly in a differentiated function (a loop, a comprehension, or "
+            f"sum/min/max/sorted/tuple/list/zip/enumerate of it); iterate over its keys explicitly: "
+            f"`for key in d.keys():`, `for key, value in d.items():` or `for value in d.values():`")
+    raise UnsupportedValueError(
+        f"iterating over a {kind} in a differentiated function: srcad reads what a loop iterates over by "
+        f"position, so it iterates over lists, tuples, ranges and arrays only; make a list before calling f "
+        f"(`f(list(items))`)")
+
+
+def mapping_keys(mapping) -> List:
+    """The keys of the dict ``mapping`` (for ``.keys()``, ``.values()`` and ``.items()`` loops), in its order.
+
+    Example::
+
+        >>> mapping_keys({"w": 1.0, "b": 2.0})
+        ['w', 'b']
+    """
+    if isinstance(mapping, Mapping):
+        return list(mapping)
+    raise UnsupportedValueError(
+        f"iterating over `.keys()`, `.values()` or `.items()` of a {type(mapping).__name__}: srcad knows these "
+        f"methods of dicts only; pass a dict, or build a list of the items before calling f")
