@@ -8,14 +8,18 @@ with respect to the dict and to other arguments, with int and str keys; that
 one loop ``for v in xs`` is right for a list, a tuple, an array and a range;
 and that a loop over a value it would read wrongly (a dict iterated directly,
 a set, an object with ``__iter__`` only) raises ``UnsupportedValueError``
-naming the user's line instead of giving a derivative.
+naming the user's line instead of giving a derivative.  Stores of new keys
+(``d["new"] = v``, into a local dict or a dict parameter, in a loop) are
+differentiated in both modes and twice; a dict parameter's gradient keeps
+the argument's keys only.
 """
 import numpy as np
 import pytest
 
 import srcad
 from srcad.errors import UnsupportedValueError
-from tests.gradcheck import check_forward, check_forward_reverse, check_reverse
+from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
+from gradcheck import check_forward, check_forward_reverse, check_reverse
 
 H = 1e-6
 
@@ -78,6 +82,16 @@ def d_made_in_f(x):
     return s
 
 
+def d_items_made_in_f(x):
+    table = {"a": x[0], "b": np.exp(x[1])}
+    s = 0.0
+    for key, value in table.items():
+        s = s + value * table["a"]
+    for value in table.values():
+        s = s + value ** 2
+    return s
+
+
 def each_item(xs):
     s = 0.0
     for v in xs:
@@ -101,6 +115,33 @@ def direct_loop(params):
 
 def direct_comprehension(params):
     return sum([params[k] for k in params])
+
+
+def new_key_local(x):
+    d = {"a": x * 2.0}
+    d["new"] = x ** 3
+    return d["a"] * d["new"]
+
+
+def new_key_parameter(params, x):
+    params["new"] = x * params["w"]
+    return params["new"] ** 2 + params["w"]
+
+
+def new_keys_in_loop(x):
+    d = {}
+    for i in range(3):
+        d[i] = x * (i + 1.0)
+        if i > 0:
+            d[i] = d[i] * d[i - 1]
+    return d[2] + np.sin(d[1])
+
+
+def new_key_then_overwritten(x, y):
+    table = {"x": x}
+    table["y"] = y * x
+    table["y"] = table["y"] + table["x"] ** 2
+    return table["y"] * table["x"]
 
 
 # --------------------------------------------------------------------------
@@ -175,6 +216,7 @@ DICT_CASES = [
     (d_comprehension, ({"a": 0.5, "b": -2.0, "c": 1.0}, 1.5)),
     (d_enumerate_zip, ({"a": 0.5, "b": -2.0}, np.array([0.3, 0.9, 1.1]))),
     (d_array_values, ({"u": np.array([0.5, -1.0]), "v": np.array([2.0, 0.1])}, np.array([0.3, -0.7]))),
+    (new_key_parameter, ({"w": 0.7}, 1.5)),
 ]
 
 
@@ -184,10 +226,11 @@ def test_dict_loops_match_finite_differences(function, args):
     check_dict_function(function, args)
 
 
-def test_a_dict_made_in_f_is_iterated_by_keys():
+@pytest.mark.parametrize("function", [d_made_in_f, d_items_made_in_f])
+def test_a_dict_made_in_f_is_iterated_by_keys(function):
     x = np.array([0.4, -0.8])
     for check in (check_reverse, check_forward, check_forward_reverse):
-        check(d_made_in_f, (x,))
+        check(function, (x,))
 
 
 ARRAYS = [np.array([0.3, -1.2, 2.0]), np.array([[0.3, 1.0], [-1.2, 2.0]])]
@@ -274,3 +317,28 @@ def test_a_dict_view_of_something_else_raises():
             return [("a", 1.0)]
     with pytest.raises(UnsupportedValueError):
         srcad.autodiff(d_items, 1)(Table(), 0.5, 1.0)
+
+
+STORES = [(new_key_local, (1.5,)), (new_keys_in_loop, (0.8,)), (new_key_then_overwritten, (0.6, -1.3))]
+
+
+@pytest.mark.parametrize("function,args", STORES, ids=[f.__name__ for f, _ in STORES])
+@pytest.mark.parametrize("check", [check_reverse, check_forward, check_forward_reverse],
+                         ids=["reverse", "forward", "adjoint"])
+def test_storing_a_new_key_matches_finite_differences(function, args, check):
+    check(function, args)
+
+
+def test_a_dict_parameters_gradient_has_its_keys_only():
+    params = {"w": 0.7}
+    gradient, _ = srcad.grad(new_key_parameter, (0, 1))(params, 1.5)
+    assert set(gradient) == {"w"} and params == {"w": 0.7}
+
+
+@pytest.mark.parametrize("function,args", STORES, ids=[f.__name__ for f, _ in STORES])
+def test_storing_a_new_key_is_refused_twice_with_a_fix(function, args):
+    """The derivative saves and restores the dict's entries with helpers that have no rules yet."""
+    with pytest.raises(srcad.SrcadError) as raised:
+        srcad.grad(srcad.grad(function, 0), 0)(*args)
+    assert "make every key of the dict where the dict is made" in str(raised.value)
+    compile("d = {'a': 0.0, 'new': 0.0}", "fix", "exec")

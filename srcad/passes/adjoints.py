@@ -191,7 +191,8 @@ class AdjointState:
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
-                name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays):
+                name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
+                or name in self.dicts:
             # (or passed to a function called through its derivative: maybe a tuple)
             helper = syntax.name(self.unit.bindings.bind("add_structures", add_structures))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]

@@ -168,7 +168,7 @@ class CanonicalLoops:
 
     def _dict_items(self, view, before, loop) -> _Items:
         """``d.keys()``, ``d.values()``, ``d.items()``: the keys listed once, then ``d`` read by key."""
-        mapping = self._hoisted(view.func.value, before, loop)
+        mapping = self._hoisted(view.func.value, before, loop, as_items=False)
         keys = self.unit.namer.fresh("keys")
         before.append(syntax.assign(keys, syntax.call(callee(self.unit, mapping_keys), [syntax.clone(mapping)])))
         self.positional.add(keys)
@@ -211,11 +211,12 @@ class CanonicalLoops:
                            for k in range(count)]
         return result
 
-    def _hoisted(self, node, before, loop):
+    def _hoisted(self, node, before, loop, as_items=True):
         """``node`` evaluated once, before ``loop``, as Python evaluates a loop's iterable.
 
-        A set or dict the function made is read by position as the list of what iterating it gives."""
-        kind = unordered(node, self.unit.tree.body)
+        A set or dict the function made is read by position as the list of what iterating it gives (unless
+        ``as_items`` is false: the dict itself, whose ``.items()`` the loop reads)."""
+        kind = unordered(node, self.unit.tree.body) if as_items else ""
         if kind == "dict":   # its keys, which carry no derivative
             node = syntax.call(callee(self.unit, keys_of), [node])
         elif kind:

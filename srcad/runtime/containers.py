@@ -12,6 +12,10 @@ tuple, range, string, array or other ``collections.abc.Sequence``) and raises
 ``UnsupportedValueError`` for anything else (a dict, whose iteration gives its
 keys, a set, a generator, an object with ``__iter__`` only), so a loop over a
 value of the wrong type stops instead of reading the wrong items.
+Reverse mode saves what a store ``c[key] = v`` overwrites and puts it back in
+the backward pass: ``item_before(c, key)`` is a copy of ``c[key]``, or
+``ABSENT`` when ``c`` is a dict without ``key``, and ``restore_item(c, key,
+saved)`` stores it back, or deletes the key the store added.
 ``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()`` and
 ``d.items()`` loops, and raises the same way for a value that is no mapping.
 
@@ -22,6 +26,7 @@ Example::
 """
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any, List
 
@@ -48,6 +53,51 @@ def add_structures(total: Any, more: Any) -> Any:
     if isinstance(total, dict):
         return {key: add_structures(value, more[key]) if key in more else value for key, value in total.items()}
     return total + more
+
+
+class _Absent:
+    """What ``item_before`` saves for a key a store adds to a dict."""
+
+    def __repr__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def item_before(container, key):
+    """What ``container[key] = value`` is about to overwrite, copied; ``ABSENT`` for a dict's new key.
+
+    Example::
+
+        >>> item_before({"a": 1.0}, "b")
+        ABSENT
+    """
+    if isinstance(container, dict):
+        return ABSENT if key not in container else _copy_item(container[key])
+    return np.copy(container[key])
+
+
+def _copy_item(value):
+    return np.copy(value) if isinstance(value, (np.ndarray, np.generic, float, int)) else copy.deepcopy(value)
+
+
+def restore_item(container, key, saved, adjoint=None) -> None:
+    """Undo ``container[key] = value`` given what ``item_before`` saved: store it back, or remove the new key
+    (from ``container``'s ``adjoint`` as well, when given).
+
+    Example::
+
+        >>> d = {"a": 1.0, "b": 2.0}
+        >>> restore_item(d, "b", ABSENT); d
+        {'a': 1.0}
+    """
+    if saved is ABSENT:   # (a derivative of the derivative may have removed it already)
+        container.pop(key, None)
+        if isinstance(adjoint, dict):
+            adjoint.pop(key, None)
+    else:
+        container[key] = saved
 
 
 def sequence_length(items) -> int:
