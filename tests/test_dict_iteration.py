@@ -342,3 +342,29 @@ def test_storing_a_new_key_is_refused_twice_with_a_fix(function, args):
         srcad.grad(srcad.grad(function, 0), 0)(*args)
     assert "make every key of the dict where the dict is made" in str(raised.value)
     compile("d = {'a': 0.0, 'new': 0.0}", "fix", "exec")
+
+
+def items_of_a_dict_made_in_f(x):
+    table = {"a": x, "b": np.exp(x)}
+    s = 0.0
+    for key, value in table.items():
+        s = s + value * table["a"]
+    return s
+
+
+def items_of_a_dict_made_in_f_by_hand(x, order):
+    """Derivatives of x² + x eˣ, written out: orders 0 to 3."""
+    return [x * x + x * np.exp(x), 2 * x + (1 + x) * np.exp(x), 2 + (2 + x) * np.exp(x),
+            (3 + x) * np.exp(x)][order]
+
+
+@pytest.mark.parametrize("order", [1, 2, 3])
+def test_a_dict_loop_differentiates_to_order_three(order):
+    """srcad's order-``order`` derivative against central differences of the order below, written by hand."""
+    derivative = items_of_a_dict_made_in_f
+    for _ in range(order):
+        derivative = srcad.grad(derivative)
+    x = 0.7
+    lower = [items_of_a_dict_made_in_f_by_hand(x + s * H, order - 1) for s in (1, -1)]
+    assert np.isclose(derivative(x), (lower[0] - lower[1]) / (2 * H), rtol=1e-6)
+    assert np.isclose(derivative(x), items_of_a_dict_made_in_f_by_hand(x, order), rtol=1e-10)
