@@ -187,8 +187,7 @@ class CanonicalLoops:
         if isinstance(sequence, gast.Name) and sequence.id in self.positional \
                 or positional(sequence, self.unit.tree.body):
             return _len(sequence)
-        call = syntax.call(callee(self.unit, sequence_length), [syntax.clone(sequence)])
-        return call
+        return syntax.call(callee(self.unit, sequence_length), [syntax.clone(sequence)])
 
     def _unstarred(self, arguments) -> List:
         """``zip(*rows)``'s arguments one by one, ``rows`` being a tuple or list literal or a name bound to one."""
