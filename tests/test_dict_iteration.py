@@ -368,3 +368,26 @@ def test_a_dict_loop_differentiates_to_order_three(order):
     lower = [items_of_a_dict_made_in_f_by_hand(x + s * H, order - 1) for s in (1, -1)]
     assert np.isclose(derivative(x), (lower[0] - lower[1]) / (2 * H), rtol=1e-6)
     assert np.isclose(derivative(x), items_of_a_dict_made_in_f_by_hand(x, order), rtol=1e-10)
+
+
+def sum_and_max(xs):
+    return sum(xs) * 2.0 + max(xs) + min(xs) * 0.5
+
+
+@pytest.mark.parametrize("kind", [list, tuple, np.array])
+def test_sum_and_max_of_a_parameter_add_their_adjoints_item_by_item(kind):
+    """``sum(xs)`` and ``max(xs)`` both give ``xs`` an adjoint per item; ``+`` would concatenate two lists."""
+    values = [0.5, 3.0, -1.0]
+    expected = [2.0, 3.0, 2.5]
+    assert np.allclose(srcad.grad(sum_and_max)(kind(values)), expected)
+    forward = srcad.autodiff(sum_and_max, 0, mode="forward")
+    assert np.isclose(forward(kind(values), kind([1.0, 0.0, 0.0])), 2.0)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_sum_of_a_dict_parameter_raises_instead_of_adding_its_keys(mode):
+    derivative = srcad.autodiff(sum_and_max, 0, mode=mode)
+    value = {0: 1.0, 1: 2.0}
+    with pytest.raises(UnsupportedValueError) as raised:
+        derivative(value, 1.0 if mode == "reverse" else value)
+    assert "return sum(xs) * 2.0" in "\n".join(raised.value.__notes__)

@@ -190,7 +190,8 @@ class AdjointState:
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
-        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
+        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or self._gives_items(value) or (
+                # `+` would concatenate (a helper giving one entry per item gives a list for a list)
                 name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
                 or name in self.dicts:
             # (or passed to a function called through its derivative: maybe a tuple)
