@@ -186,12 +186,14 @@ class AdjointState:
         adjoint = self.unit.namer.derivative(name)
         if name not in self.state:
             self.state[name] = self._ownership(name, value)
+            if self._gives_items(value):
+                self.item_lists.add(name)
             return [syntax.assign(adjoint, value)]
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
-        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or self._gives_items(value) or (
-                # `+` would concatenate (a helper giving one entry per item gives a list for a list)
+        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
+                self._gives_items(value) and name in self.item_lists) or (   # two lists, one entry per item
                 name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
                 or name in self.dicts:
             # (or passed to a function called through its derivative: maybe a tuple)

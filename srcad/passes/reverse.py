@@ -101,6 +101,7 @@ class ReverseMode(Taping, AdjointState, Transformation):
         self.lists = list_names(body)
         self.containers = self.lists | _container_names(body)
         self.dicts = _structure_names(body, self.lists)
+        self.item_lists = set()   # names whose adjoint a helper giving one entry per item (maybe a list) started
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
