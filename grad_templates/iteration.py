@@ -17,6 +17,7 @@ differentiable again.
 import builtins
 
 from srcad.runtime import copied
+from srcad.runtime.containers import item_before, mapping_keys, restore_item, sequence_length
 from srcad.runtime.iteration import keys_of, pairs_grad, pairs_tangent, permuted, sorting_order, unpermuted
 from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
 
@@ -91,8 +92,11 @@ def pairs_tangent_tangent(y, tangents, pairs):
     d[y] = pairs_tangent(d[tangents], pairs)
 
 
-nondifferentiable(sorting_order, keys_of, builtins.any, builtins.all,
+nondifferentiable(sorting_order, keys_of, mapping_keys, sequence_length, builtins.any, builtins.all,
                   reason="it gives positions, keys or booleans, which carry no derivative")
 not_differentiated(builtins.set, builtins.frozenset,
                    hint="a set orders its items by hash, so their derivatives have nowhere to go: use a list "
                         "(`[...]`, `sorted(...)`) or a dict keyed by something that is not differentiated")
+not_differentiated(item_before, restore_item,
+                   hint="differentiate once, or make every key of the dict where the dict is made "
+                        "(`d = {'a': 0.0, 'new': 0.0}`), so that storing into it adds no key")

@@ -33,6 +33,16 @@ class UnsupportedSyntaxError(SrcadError):
     """The function uses a construct srcad cannot differentiate."""
 
 
+class UnsupportedValueError(UnsupportedSyntaxError):
+    """Generated code met, at run time, a value of a type its construct is not differentiated for.
+
+    srcad builds one derivative whatever types f is called with, so where a
+    construct means different things for different types (a loop over a dict
+    gives its keys, over a list its items) the generated code checks the type
+    and raises this; the traceback's note names the user's line.
+    """
+
+
 class AliasingError(UnsupportedSyntaxError):
     """A change made in place that srcad cannot prove it differentiates exactly.
 

@@ -21,7 +21,8 @@ import numpy as np
 BINARY = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
-    gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod,
+    gast.FloorDiv: operator.floordiv, gast.Mod: operator.mod, gast.BitAnd: operator.and_,
+    gast.BitOr: operator.or_, gast.BitXor: operator.xor, gast.LShift: operator.lshift, gast.RShift: operator.rshift,
 }
 UNARY = {gast.USub: operator.neg, gast.UAdd: operator.pos, gast.Not: operator.not_,
          gast.Invert: operator.invert}

@@ -231,3 +231,126 @@ def test_a_note_for_each_generated_frame_of_nested_derivatives():
     error = info.value
     printed = "".join(traceback.format_exception(type(error), error, error.__traceback__))
     assert "in the derivative of inner:" in printed
+
+
+# --------------------------------------------------------------------------
+# every fix a message gives is Python that compiles
+
+
+def _compiles(fragment: str) -> bool:
+    """Whether ``fragment`` is Python: a statement, an expression, a block header or a decorator."""
+    fragment = fragment.strip()
+    forms = [fragment, f"({fragment})", f"{fragment}\n    pass", f"{fragment}\ndef decorated(): pass",
+             f"def wrapper():\n    {fragment}"]
+    for form in forms:
+        try:
+            compile(form, "<fix>", "exec")
+            return True
+        except SyntaxError:
+            continue
+    return False
+
+
+def fixes_of(message: str):
+    """The code a message suggests: the indented lines after its first line that introduces one, and the
+    backquoted pieces of the part after ``; `` (its hint), skipping the quoted source and caret of a located
+    message."""
+    lines = message.splitlines()
+    if lines and re.match(r".+:\d+:\d+$", lines[0]):
+        lines = lines[3:]   # place, quoted line, caret
+    text = "\n".join(line for line in lines if not line.startswith("while differentiating"))
+    hint = text.split("; ", 1)[1] if "; " in text else ""
+    block = [line[4:] for line in hint.splitlines() if line.startswith("    ")]
+    found = ["\n".join(block)] if block else []
+    found += re.findall(r"`([^`\n]+)`", re.sub(r"(?m)^    .*$", "", hint))
+    return found
+
+
+HINTED = [entry for entry in CATALOG if entry.error is not None and issubclass(entry.error, srcad.SrcadError)]
+
+
+@pytest.mark.parametrize("entry", HINTED, ids=[entry.name for entry in HINTED])
+def test_each_entrys_fix_is_python(entry):
+    with pytest.raises(entry.error) as info:
+        entry.trigger()
+    for fix in fixes_of(str(info.value)):
+        if re.match(r"srcad [a-z]+$", fix):
+            continue   # a command of srcad's command line
+        assert _compiles(fix), f"not Python: {fix!r} in\n{info.value}"
+
+
+def _bit_and(x, y):
+    return (x & y) * 1.0
+
+
+def _shifted(x):
+    return x << 1
+
+
+def _inverted(x):
+    return ~x
+
+
+class _Holder:
+    def __init__(self):
+        self.step = np.nextafter
+
+    def loss(self, x):
+        return np.sum(self.step(x, 2.0))
+
+
+class _Local:
+    def __init__(self):
+        def step(x, y):
+            return np.nextafter(x, y)
+        self.step = np.frompyfunc(step, 2, 1)
+
+    def loss(self, x):
+        return np.sum(self.step(x, 2.0))
+
+
+@pytest.fixture
+def restored_registry():
+    """The rule registry as it was before the test (these tests register the rules the messages suggest)."""
+    from srcad.templates import REGISTRY
+    saved = ({mode: dict(rules) for mode, rules in REGISTRY.rules.items()}, dict(REGISTRY.nondiff))
+    yield
+    for mode, rules in saved[0].items():
+        REGISTRY.rules[mode].clear()
+        REGISTRY.rules[mode].update(rules)
+    REGISTRY.nondiff.clear()
+    REGISTRY.nondiff.update(saved[1])
+    REGISTRY.version += 1
+
+
+MISSING = [(_bit_and, (1.0, 2.0), "operator.and_"), (_shifted, (1.0,), "operator.lshift"),
+           (_Holder().loss, (X,), "np.nextafter")]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("function,args,key", MISSING, ids=["and", "lshift", "attribute"])
+def test_a_missing_rule_names_what_to_register_in_python(function, args, key, mode, tmp_path, restored_registry):
+    with pytest.raises(srcad.MissingTemplateError) as info:
+        srcad.source(function, mode=mode)
+    message = str(info.value)
+    decorator = "adjoint" if mode == "reverse" else "tangent"
+    assert f"@srcad.{decorator}({key})" in message and "self." not in message.split("; ", 1)[1], message
+    [code] = [fix for fix in fixes_of(message) if fix.count("\n") > 1]
+    written = tmp_path / "fix.py"   # a file, so the rule's source can be read as srcad reads every rule
+    written.write_text("import numpy as np\nimport srcad\nfrom srcad import d\n" + code + "\n")
+    exec(compile(written.read_text(), str(written), "exec"), {})   # the suggested registration runs
+
+
+def test_registering_an_operator_rule_as_suggested_is_used(restored_registry):
+    import operator
+    srcad.nondifferentiable(operator.and_)
+    masked = make_function("def masked(x, k):\n    return x * (k & 1)\n", {})
+    assert srcad.grad(masked, 0)(2.0, 3) == 1.0 and srcad.grad(masked, 0)(2.0, 2) == 0.0
+
+
+def test_a_callee_no_import_reaches_gets_a_fix_in_python():
+    with pytest.raises(srcad.MissingTemplateError) as info:
+        srcad.source(_Local().loss)
+    message = str(info.value)
+    assert "no import reaches" in message and "self.step" in message.splitlines()[1]
+    assert all(_compiles(fix) for fix in fixes_of(message)), message

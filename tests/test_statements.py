@@ -333,6 +333,44 @@ def t_finally_only(x):
     return np.sum(y * z)
 
 
+FINALLY_RAN = []
+
+
+def t_finally_when_raising(x):
+    try:
+        y = np.sqrt(x)
+        if np.min(x) < 0.0:
+            raise ValueError("a negative entry")
+    finally:
+        FINALLY_RAN.append(1)
+    return np.sum(y * 2.0)
+
+
+def t_finally_after_handlers(x):
+    try:
+        y = np.log(x)
+        if np.max(x) > 5.0:
+            raise OverflowError("too large")
+        z = 1.0 / np.min(x)
+    except ZeroDivisionError:
+        z = 0.0
+    finally:
+        FINALLY_RAN.append(2)
+    return np.sum(y) * z
+
+
+def t_finally_in_loop(x):
+    total = 0.0
+    for k in range(3):
+        try:
+            total = total + np.sum(np.sin(x * k))
+            if np.max(x) * k > 10.0:
+                raise ArithmeticError("diverged")
+        finally:
+            FINALLY_RAN.append(k)
+    return total
+
+
 # ==========================================================================
 # with
 
@@ -609,6 +647,9 @@ CASES = [
     case(t_catch_all, -0.7, label="handled"),
     case(t_with_inside, V3),
     case(t_finally_only, V3),
+    case(t_finally_when_raising, np.abs(V3) + 0.1),
+    case(t_finally_after_handlers, np.abs(V3) + 0.1),
+    case(t_finally_in_loop, V3),
     *[case(t_zero_division, V3, k, label=str(k)) for k in range(4)],
     *[case(t_lookup, V3, k, label=str(k)) for k in range(2)],
     *[case(t_value_error, V3, k, label=str(k)) for k in range(3)],
@@ -693,6 +734,27 @@ def test_derivative_raises_what_f_raises(function, args, error, mode):
         derivative(*fresh(args), *extra)
     assert type(raised.value) is type(expected.value)
     assert str(raised.value) == str(expected.value)
+
+
+FINALLY_CASES = [(t_finally_when_raising, (V3 - 5.0,), [1]), (t_finally_after_handlers, (V3 * 10.0,), [2]),
+                 (t_finally_in_loop, (V3 * 0.0 + 20.0,), [0, 1])]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("function,args,ran", FINALLY_CASES, ids=[c[0].__name__ for c in FINALLY_CASES])
+def test_finally_runs_before_an_exception_leaves(function, args, ran, mode):
+    """The forward sweep behaves as f: the ``finally`` clause runs, then the same exception leaves."""
+    FINALLY_RAN.clear()
+    with np.errstate(all="ignore"), pytest.raises(Exception) as expected:
+        function(*fresh(args))
+    assert FINALLY_RAN == ran
+    FINALLY_RAN.clear()
+    derivative = srcad.autodiff(function, 0, mode=mode)
+    extra = [1.0] if mode == "reverse" else [np.ones_like(args[0])]
+    with np.errstate(all="ignore"), pytest.raises(Exception) as raised:
+        derivative(*fresh(args), *extra)
+    assert FINALLY_RAN == ran
+    assert type(raised.value) is type(expected.value) and str(raised.value) == str(expected.value)
 
 
 # --------------------------------------------------------------------------

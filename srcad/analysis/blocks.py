@@ -352,10 +352,19 @@ def list_names(stmts) -> Set[str]:
                 names.add(stmt.targets[0].id)
             elif isinstance(stmt.value, gast.Name):
                 copies.append((stmt.targets[0].id, stmt.value.id))
+    return closed_under(names, copies)
+
+
+def closed_under(names: Set[str], derived) -> Set[str]:
+    """``names`` with every ``target`` of the ``(target, source)`` pairs whose ``source`` is in it, transitively
+    (``names`` is extended in place and returned).
+
+    Example: ``closed_under({"a"}, [("b", "a"), ("c", "b")])`` is ``{"a", "b", "c"}``.
+    """
     grown = True
     while grown:
         before = len(names)
-        names |= {target for target, source in copies if source in names}
+        names |= {target for target, source in derived if source in names}
         grown = len(names) > before
     return names
 

@@ -17,8 +17,9 @@ Contract:
   it after the message).  On older versions it is appended to the message
   when the exception's only argument is a message string, so the exception
   keeps its type and ``str(error)`` shows it.
-  ``SrcadError`` (srcad's own located messages) is left unchanged, and so is
-  an error that already carries the same note.
+  ``SrcadError`` (srcad's own located messages) is left unchanged, but for
+  ``UnsupportedValueError`` (raised by generated code at run time, with no
+  place of its own), and so is an error that already carries the same note.
 
 Example::
 
@@ -35,7 +36,7 @@ import linecache
 import weakref
 from typing import Dict, List, Optional, Tuple
 
-from ..errors import SrcadError
+from ..errors import SrcadError, UnsupportedValueError
 
 _ORIGINS: Dict[str, "weakref.ref"] = {}
 
@@ -50,8 +51,8 @@ def remember(code, func) -> None:
 
 def annotate(error: BaseException) -> None:
     """Add a note to ``error`` for each generated frame its traceback passes through."""
-    if isinstance(error, SrcadError):
-        return
+    if isinstance(error, SrcadError) and not isinstance(error, UnsupportedValueError):
+        return   # it names its place already
     traceback = error.__traceback__
     while traceback is not None:
         reference = _ORIGINS.get(traceback.tb_frame.f_code.co_filename)

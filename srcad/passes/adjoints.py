@@ -186,12 +186,16 @@ class AdjointState:
         adjoint = self.unit.namer.derivative(name)
         if name not in self.state:
             self.state[name] = self._ownership(name, value)
+            if self._gives_items(value):
+                self.item_lists.add(name)
             return [syntax.assign(adjoint, value)]
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
-                name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays):
+                self._gives_items(value) and name in self.item_lists) or (   # two lists, one entry per item
+                name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
+                or name in self.dicts:
             # (or passed to a function called through its derivative: maybe a tuple)
             helper = syntax.name(self.unit.bindings.bind("add_structures", add_structures))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]

@@ -14,9 +14,11 @@ Example: for ``y = sin_x * w`` in reverse mode, ``rule_statements`` returns
 from __future__ import annotations
 
 import operator
-from typing import List
+import sys
+from typing import List, Optional
 
 import gast
+import numpy as np
 
 from ..errors import MissingTemplateError, SrcadError
 from ..frontend.naming import callee_name, dotted_name
@@ -61,12 +63,36 @@ def describe_operation(value) -> str:
     if isinstance(value, gast.BinOp):
         return f"the operator {_SYMBOLS.get(type(value.op), type(value.op).__name__)}"
     if isinstance(value, gast.UnaryOp):
-        return f"the unary operator {type(value.op).__name__}"
+        return f"the unary operator {_SYMBOLS.get(type(value.op), type(value.op).__name__)}"
     return type(value).__name__
 
 
 _SYMBOLS = {gast.Add: "+", gast.Sub: "-", gast.Mult: "*", gast.Div: "/", gast.Pow: "**",
-            gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%"}
+            gast.MatMult: "@", gast.FloorDiv: "//", gast.Mod: "%", gast.BitAnd: "&", gast.BitOr: "|",
+            gast.BitXor: "^", gast.LShift: "<<", gast.RShift: ">>", gast.USub: "-", gast.UAdd: "+",
+            gast.Invert: "~", gast.Not: "not"}
+
+
+def importable_name(function) -> Optional[str]:
+    """How a module can name ``function`` to register a rule for it: ``np.nextafter``, ``mymodule.Model.f``
+    (None when no import path reaches the very object: a lambda, a local function, an instance's attribute).
+
+    Example::
+
+        >>> importable_name(operator.and_)
+        'operator.and_'
+    """
+    name = getattr(function, "__name__", None)
+    if name and getattr(np, name, None) is function:
+        return f"np.{name}"
+    target = getattr(function, "__func__", function)
+    module, qualname = getattr(target, "__module__", None), getattr(target, "__qualname__", None)
+    if not module or not qualname or "<" in qualname or module not in sys.modules:
+        return None
+    found = sys.modules[module]
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    return f"{'operator' if module == '_operator' else module}.{qualname}" if found is target else None
 
 
 class Differentiator:
@@ -111,16 +137,45 @@ class Differentiator:
     def _missing(self, stmt, value):
         label = describe_operation(value)
         decorator = _RULE_DECORATOR[self.mode]
-        short = callee_name(value.func) if isinstance(value, gast.Call) else "op"
-        example = ("d[x] = d[y] * ...  # the adjoint of each input" if self.mode == REVERSE
-                   else "d[y] = d[x] * ...  # the tangent of the output")
+        key = self._registrable(value)
+        short = callee_name(value.func) if isinstance(value, gast.Call) else getattr(rule_key(value), "__name__", "op")
+        if key is not None and key != label:
+            label = f"{label} ({key})" if not isinstance(value, gast.Call) else f"{label} (that is, {key})"
+        operands = "y, a, b" if isinstance(value, gast.BinOp) else "y, x"
+        first = "a" if isinstance(value, gast.BinOp) else "x"
+        example = (f"d[{first}] = d[y] * ...  # the adjoint of each input" if self.mode == REVERSE
+                   else f"d[y] = d[{first}] * ...  # the tangent of the output")
         where = value if getattr(value, "col_offset", None) else stmt
+        if key is None:
+            return self.unit.error(
+                where, MissingTemplateError, f"{label} has no {decorator} rule, so srcad cannot differentiate this "
+                f"call, and no import reaches the function it calls to register one",
+                f"bind that function to a module-level name (`my_function = ...`), register a rule on it "
+                f"(`@srcad.{decorator}(my_function)` above `def my_function_{decorator}(y, x): ...`), and call "
+                f"`my_function` here")
+        importing = f"    import {key.split('.')[0]}\n" if not isinstance(value, gast.Call) else ""
         return self.unit.error(
             where, MissingTemplateError,
             f"{label} has no {decorator} rule, so srcad cannot differentiate this call",
-            f"register one:\n    @srcad.{decorator}({label})\n    def {short}_{decorator}(y, x):\n"
+            f"register one:\n{importing}    @srcad.{decorator}({key})\n    def {short.strip('_')}_{decorator}({operands}):\n"
             f"        {example}\n"
-            f"or mark it with srcad.nondifferentiable({label}) if no derivative flows through it")
+            f"or mark it with srcad.nondifferentiable({key}) if no derivative flows through it")
+
+    def _registrable(self, value) -> Optional[str]:
+        """The Python expression naming what keys ``value``'s rule: ``operator.and_`` for ``&``, the callee as
+        written when it is reached from the module (``np.nextafter``, ``H.g``), else its importable name."""
+        if not isinstance(value, gast.Call):
+            key = rule_key(value)
+            return None if key is None else importable_name(key)
+        written = dotted_name(value.func)
+        root = value.func
+        while isinstance(root, gast.Attribute):
+            root = root.value
+        local = {arg.id for arg in gast.walk(self.unit.tree.args) if isinstance(arg, gast.Name)} \
+            | set(syntax.stored_names(self.unit.tree))
+        if isinstance(root, gast.Name) and root.id not in local and annotation(root, "ref", None) is not None:
+            return written
+        return importable_name(annotation(value.func, "ref"))
 
 
 def comment_for(unit, lineno) -> gast.Expr:

@@ -11,14 +11,18 @@ exception has been caught) and, when a handler needs the exception object,
 - ``if ok: <else clause> else: <handlers>``, the handlers chosen by
   ``isinstance(caught, ...)`` when there are several, ``except E as e``
   binding ``e = caught``, and a bare ``raise`` in a handler raising
-  ``caught``; then the ``finally`` clause.
+  ``caught``; then the ``finally`` clause.  With a ``finally`` clause every
+exception of the ``try`` body is caught (a handler-less ``except`` is
+added), so the ``finally`` clause runs, and then ``if not ok and not
+isinstance(caught, <handled types>): raise caught`` lets an exception no
+handler took leave, as Python does.
 A ``return``, ``break`` or ``continue`` ending the ``try`` body runs after it,
 when ``ok`` (the body's value kept in a new name).  The path taken is then a
 branch like any other, recorded in reverse mode, and every statement that
 ran before the exception is differentiated (``passes/attempts.py``,
 ``passes/regions.py``).  A ``finally`` clause runs after the handlers; an
-exception no handler catches leaves before it runs, as one a handler raises
-does.  Raises ``UnsupportedSyntaxError`` for forms it cannot make exact: a
+exception a handler or the ``else`` clause raises leaves before it runs (a
+known difference from Python).  Raises ``UnsupportedSyntaxError`` for forms it cannot make exact: a
 ``try`` inside a ``try`` body, an exception type that is not a class
 reachable from the module (``except errors[0]:``), a ``return``, ``break``
 or ``continue`` elsewhere in the ``try`` body or anywhere in a ``try`` with
@@ -82,19 +86,20 @@ class Exceptions(Transformation):
 
     def _try(self, stmt) -> List:
         self.changed = True
-        if not stmt.handlers:   # try/finally: nothing is caught
-            self._refuse_exits(stmt.finalbody, "a `finally` clause")
-            self._refuse_exits(stmt.body + stmt.orelse, "a `try` statement with `finally`")
-            return self._block(stmt.body) + self._block(stmt.orelse) + self._block(stmt.finalbody)
         for inner in syntax.iter_statements(stmt.body):
             if isinstance(inner, gast.Try):
                 raise self.unit.error(inner, UnsupportedSyntaxError, "a `try` statement inside a `try` body",
                                       "move the inner `try` into a function of its own, or merge the handlers")
         handlers = [(self._types(handler), handler) for handler in stmt.handlers]
+        passing = stmt.finalbody and all(types is not None for types, _ in handlers)
+        if passing:   # what no handler catches is caught too, to run the `finally` clause before it leaves
+            everything = gast.ExceptHandler(type=None, name=None, body=[gast.Pass()])
+            handlers.append((None, syntax.set_location(everything, stmt.lineno)))
         body, tail = self._split_tail_exit(stmt)
         orelse = [] if tail else self._block(stmt.orelse)
         finalbody = self._block(stmt.finalbody)
-        needs_object = len(handlers) > 1 or any(h.name is not None or _reraises(h.body) for _, h in handlers)
+        needs_object = passing or len(handlers) > 1 or any(h.name is not None or _reraises(h.body)
+                                                          for _, h in handlers)
         flag = self.unit.namer.fresh("ok")
         caught = self.unit.namer.fresh("caught") if needs_object else None
         everything = any(types is None for types, _ in handlers)
@@ -112,7 +117,22 @@ class Exceptions(Transformation):
         result.append(syntax.set_location(decision, stmt.handlers[0].lineno if stmt.handlers else stmt.lineno))
         for new in result:
             syntax.set_location(new, stmt.lineno)
+        if passing:
+            finalbody.append(self._passed_on(flag, caught, [types for types, _ in handlers[:-1]], stmt))
         return result + finalbody
+
+    def _passed_on(self, flag, caught, handled, stmt):
+        """``if not ok and not isinstance(caught, handled): raise caught``: after the ``finally`` clause, an
+        exception no handler took leaves, as Python's ``finally`` lets it."""
+        test = gast.UnaryOp(op=gast.Not(), operand=syntax.name(flag))
+        if handled:
+            check = syntax.call(syntax.name("isinstance"), [syntax.name(caught),
+                                                            _tuple([t for types in handled for t in types])])
+            syntax.annotate(check.func, "ref", isinstance)
+            test = gast.BoolOp(op=gast.And(), values=[test, gast.UnaryOp(op=gast.Not(), operand=check)])
+        leave = gast.Raise(exc=syntax.name(caught), cause=None)
+        line = stmt.finalbody[-1].lineno
+        return syntax.set_location(gast.If(test=test, body=[syntax.set_location(leave, line)], orelse=[]), line)
 
     def _types(self, handler) -> Optional[List]:
         """The expressions of the classes ``handler`` catches (None: it catches every exception)."""

@@ -22,6 +22,10 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   ``{k: v for ...}`` is ``dict([(k, v) for ...])``; ``{a, b}`` is
   ``set([a, b])`` and ``{e for ...}`` is ``set([e for ...])``;
 - ``min``, ``max``, ``sum`` and ``math.fsum`` of one iterable receive a list;
+  of a name not known to hold a list, tuple or array (a parameter), the
+  statement is preceded by ``sequence_length(name)``, which raises
+  ``UnsupportedValueError`` at run time for a dict (whose keys they would
+  add), a set or another iterable;
 - then list comprehensions become append loops and assignment expressions
   statements (``comprehensions``), before ``inline`` puts local functions'
   bodies in place of their calls (a call in a comprehension's element runs
@@ -47,7 +51,9 @@ from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
-from .loops import unordered
+from ..runtime.containers import sequence_length
+from .loops import positional, unordered
+from .numpy_forms import callee
 
 _LAZY = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.map, builtins.filter)
 _CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
@@ -63,9 +69,36 @@ class Iteration(Transformation):
     def transform(self, unit):
         rewriter = _Rewriter(unit)
         rewriter.visit(unit.tree)
+        unit.tree.body = _guarded_reductions(unit, unit.tree.body)
         lowered = any(isinstance(node, (gast.ListComp, gast.NamedExpr)) for node in gast.walk(unit.tree))
         unit.tree.body = lower_assignment_expressions(unit, lower_comprehensions(unit, unit.tree.body))
         return rewriter.changed or lowered
+
+
+_REDUCTIONS = (builtins.sum, builtins.min, builtins.max, math.fsum)
+
+
+def _guarded_reductions(unit, block):
+    """``block`` with ``sequence_length(xs)`` before each statement that reduces a name ``xs`` not known to be
+    read by position (``sum(xs)``, ``max(xs)``): their rules take a list, tuple or array."""
+    result = []
+    for stmt in block:
+        for field in ("body", "orelse", "finalbody"):
+            if isinstance(getattr(stmt, field, None), list):
+                setattr(stmt, field, _guarded_reductions(unit, getattr(stmt, field)))
+        own = [stmt] if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Return, gast.Expr)) else \
+            [stmt.test] if isinstance(stmt, gast.If) else []
+        names = []
+        for part in own:
+            for node in gast.walk(part):
+                if _ref(node) in _REDUCTIONS and len(node.args) == 1 and isinstance(node.args[0], gast.Name) \
+                        and node.args[0].id not in names and not positional(node.args[0], unit.tree.body):
+                    names.append(node.args[0].id)
+        for name in names:
+            check = syntax.expr_stmt(syntax.call(callee(unit, sequence_length), [syntax.name(name)]))
+            result.append(syntax.set_location(check, stmt.lineno))
+        result.append(stmt)
+    return result
 
 
 def _ref(call):

@@ -5,7 +5,13 @@ statements replacing ``for target in iterable: body``: what the loop
 iterates over is evaluated once, before it, as in Python (an expression, or a
 name the body rebinds, is first bound to a new name), then ``for index in
 range(length):`` binds ``target`` from the index at the top of the body.
-- ``for x in xs`` gives ``for x_index in range(len(xs)): x = xs[x_index]``;
+- ``for x in xs`` gives ``for x_index in range(len(xs)): x = xs[x_index]``
+  when ``xs`` is known to be a list, tuple, range or array (made so in f),
+  else ``range(sequence_length(xs))``, which raises at run time for a dict,
+  set, or any value whose items are not read by position;
+- ``d.keys()``, ``d.values()`` and ``d.items()`` read the keys once
+  (``keys = mapping_keys(d)``, which raises for what is not a dict), then
+  ``keys[index]`` and ``d[keys[index]]``; a dict made in f is read the same way;
 - ``enumerate(xs)`` counts with the user's own name (``enumerate(xs, start)``
   with ``i = i_index + start``), ``zip(a, b)`` stops at the shorter
   sequence, ``reversed(xs)`` counts down;
@@ -31,11 +37,13 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
+from ..runtime.containers import mapping_keys, sequence_length
 from ..runtime.iteration import keys_of
 from .numpy_forms import callee
 
 LOOP_ITEM = "loop_item"   # annotation of ``x = xs[x_index]`` made from ``for x in xs``
 _COMBINATORS = (builtins.enumerate, builtins.zip, builtins.reversed, builtins.map)
+_DICT_VIEWS = ("keys", "values", "items")
 
 
 @dataclass
@@ -52,6 +60,7 @@ class CanonicalLoops:
     def __init__(self, unit, restructure):
         self.unit = unit
         self.restructure = restructure
+        self.positional = set()   # names of hoisted lists: read by position with no check
 
     def rewrite(self, loop) -> List:
         """The statements replacing ``loop``: hoisted iterables, then the ``range`` loop."""
@@ -63,7 +72,8 @@ class CanonicalLoops:
                 raise self.unit.error(target, UnsupportedSyntaxError, "unpacking a range loop's index",
                                       "loop over range(...) with a plain name")
             new_iter = iterator
-        elif builtin in _COMBINATORS and _nested(iterator, target):
+        elif builtin in _COMBINATORS and _nested(iterator, target) or _dict_view(iterator) \
+                or builtin in _COMBINATORS and any(_dict_view(a) for a in iterator.args):
             index, new_iter = self._combined(iterator, target, loop, before, prologue)
             target = syntax.store(index)
         elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
@@ -73,7 +83,7 @@ class CanonicalLoops:
             sequence = self._hoisted(iterator, before, loop)
             index = self.unit.namer.fresh(f"{_label(target)}_index")
             prologue.append(_assign_item(target, sequence, index))
-            new_iter = _range(_len(sequence))
+            new_iter = _range(self._length(sequence))
             target = syntax.store(index)
         annotate_range(new_iter)
         body = self.restructure(prologue + loop.body)
@@ -95,15 +105,15 @@ class CanonicalLoops:
                 prologue.append(syntax.assign(target.elts[0].id, gast.BinOp(
                     left=syntax.name(index), op=gast.Add(), right=first)))
             prologue.append(_assign_item(target.elts[1], sequences[0], index))
-            return index, _range(_len(sequences[0]))
+            return index, _range(self._length(sequences[0]))
         if builtin is builtins.zip:
             index = self.unit.namer.fresh("index")
             prologue += [_assign_item(t, s, index) for t, s in zip(target.elts, sequences)]
-            lengths = [_len(s) for s in sequences]
+            lengths = [self._length(s) for s in sequences]
             return index, _range(lengths[0] if len(lengths) == 1 else _shortest(lengths))
         index = self.unit.namer.fresh(f"{_label(target)}_index")
         prologue.append(_assign_item(target, sequences[0], index))
-        last = gast.BinOp(left=_len(sequences[0]), op=gast.Sub(), right=syntax.constant(1))
+        last = gast.BinOp(left=self._length(sequences[0]), op=gast.Sub(), right=syntax.constant(1))
         return index, syntax.call(syntax.name("range"), [last, syntax.constant(-1), syntax.constant(-1)])
 
     def _combined(self, iterator, target, loop, before, prologue):
@@ -151,9 +161,33 @@ class CanonicalLoops:
                 last = gast.BinOp(left=inner.length(), op=gast.Sub(), right=syntax.constant(1))
                 return inner.item(gast.BinOp(left=last, op=gast.Sub(), right=syntax.clone(index)))
             return _Items(inner.length, mirrored)
+        if _dict_view(node):
+            return self._dict_items(node, before, loop)
         sequence = self._hoisted(node, before, loop)
-        return _Items(lambda: _len(sequence), lambda index: gast.Subscript(
-            value=syntax.clone(sequence), slice=syntax.clone(index), ctx=gast.Load()))
+        return _Items(lambda: self._length(sequence), lambda index: _subscript(sequence, index))
+
+    def _dict_items(self, view, before, loop) -> _Items:
+        """``d.keys()``, ``d.values()``, ``d.items()``: the keys listed once, then ``d`` read by key."""
+        mapping = self._hoisted(view.func.value, before, loop, as_items=False)
+        keys = self.unit.namer.fresh("keys")
+        before.append(syntax.assign(keys, syntax.call(callee(self.unit, mapping_keys), [syntax.clone(mapping)])))
+        self.positional.add(keys)
+        key_name = syntax.name(keys)
+
+        def item(index):
+            key = _subscript(key_name, index)
+            if view.func.attr == "keys":
+                return key
+            value = _subscript(mapping, key)
+            return value if view.func.attr == "values" else _tuple([syntax.clone(key), value])
+        return _Items(lambda: _len(key_name), item)
+
+    def _length(self, sequence):
+        """``len(sequence)`` when it is known to be read by position, else ``sequence_length(sequence)``."""
+        if isinstance(sequence, gast.Name) and sequence.id in self.positional \
+                or positional(sequence, self.unit.tree.body):
+            return _len(sequence)
+        return syntax.call(callee(self.unit, sequence_length), [syntax.clone(sequence)])
 
     def _unstarred(self, arguments) -> List:
         """``zip(*rows)``'s arguments one by one, ``rows`` being a tuple or list literal or a name bound to one."""
@@ -176,11 +210,12 @@ class CanonicalLoops:
                            for k in range(count)]
         return result
 
-    def _hoisted(self, node, before, loop):
+    def _hoisted(self, node, before, loop, as_items=True):
         """``node`` evaluated once, before ``loop``, as Python evaluates a loop's iterable.
 
-        A set or dict the function made is read by position as the list of what iterating it gives."""
-        kind = unordered(node, self.unit.tree.body)
+        A set or dict the function made is read by position as the list of what iterating it gives (unless
+        ``as_items`` is false: the dict itself, whose ``.items()`` the loop reads)."""
+        kind = unordered(node, self.unit.tree.body) if as_items else ""
         if kind == "dict":   # its keys, which carry no derivative
             node = syntax.call(callee(self.unit, keys_of), [node])
         elif kind:
@@ -192,6 +227,8 @@ class CanonicalLoops:
             return node   # the body does not rebind it: every read sees what the loop iterates over
         name = self.unit.namer.fresh("keys" if kind == "dict" else "items")
         before.append(syntax.assign(name, node))
+        if kind or positional(node, []):
+            self.positional.add(name)
         return syntax.name(name)
 
 
@@ -243,6 +280,34 @@ def _binds_itself(stmt, name: str) -> bool:
     headers += [handler.name for handler in getattr(stmt, "handlers", []) if handler.name is not None]
     return any(isinstance(n, gast.Name) and n.id == name and isinstance(n.ctx, gast.Store)
                for header in headers for n in gast.walk(header))
+
+
+def _dict_view(node) -> bool:
+    """Whether ``node`` is ``<expression>.keys()``, ``.values()`` or ``.items()`` (a method, not a resolved function)."""
+    return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in _DICT_VIEWS \
+        and not node.args and not node.keywords and annotation(node.func, "ref") is None
+
+
+def positional(node, body) -> bool:
+    """Whether ``node`` is made in f as a list, tuple, range or NumPy array (or is a name every binding of which
+    makes one): iterating it gives ``node[0], node[1], ...`` whatever f is called with."""
+    if isinstance(node, (gast.List, gast.Tuple, gast.ListComp)):
+        return True
+    if isinstance(node, gast.Call):
+        function = _builtin(node)
+        return function in (builtins.range, builtins.list, builtins.tuple, builtins.sorted, keys_of) or (
+            getattr(function, "__module__", None) or "").startswith("numpy") and callable(function) \
+            and not isinstance(function, type)
+    if not isinstance(node, gast.Name):
+        return False
+    bindings = [stmt for stmt in syntax.iter_statements(body) if node.id in syntax.stored_names(stmt)]
+    return bool(bindings) and all(isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                                  and isinstance(stmt.targets[0], gast.Name) and positional(stmt.value, [])
+                                  for stmt in bindings)
+
+
+def _subscript(sequence, index):
+    return gast.Subscript(value=syntax.clone(sequence), slice=syntax.clone(index), ctx=gast.Load())
 
 
 def _literal_length(rows, body):

@@ -42,7 +42,7 @@ import gast
 import numpy as np
 
 from ..errors import UnsupportedSyntaxError
-from ..frontend.naming import describe
+from ..frontend.naming import describe, dotted_name
 from ..operators import METADATA_ATTRIBUTES, METHODS
 from ..runtime import regions
 from ..frontend import syntax
@@ -395,8 +395,7 @@ class Normalize(Transformation):
             if func.attr == "view" and (args or keywords):
                 method = None   # A.view(dtype) reinterprets the bytes: no derivative
             if method is None:
-                raise self.unit.error(node, UnsupportedSyntaxError, f"the method call `.{func.attr}()`",
-                                      "call the matching NumPy function instead")
+                raise self.unit.error(node, UnsupportedSyntaxError, *_unknown_method(func))
             numpy_function, pack = method
             receiver = self._atom(func.value)
             if pack and len(args) > 1:
@@ -425,3 +424,15 @@ class Normalize(Transformation):
     def _numpy_call(self, function_name, args, keywords):
         return gast.Call(func=callee(self.unit, getattr(np, function_name)), args=args, keywords=keywords)
 
+
+
+def _unknown_method(func):
+    """(what is unsupported, the fix) for a call of a method srcad has no rule for: ``x.tolist()``."""
+    receiver = dotted_name(func.value) if isinstance(func.value, (gast.Name, gast.Attribute)) else "x"
+    known = ", ".join(sorted(METHODS))
+    what = (f"the method call `{receiver}.{func.attr}(...)`: srcad differentiates these methods of arrays only: "
+            f"{known} (and `.keys()`, `.values()`, `.items()` of a dict a loop iterates over)")
+    if callable(getattr(np, func.attr, None)):
+        return what, f"call the NumPy function instead: `np.{func.attr}({receiver})`"
+    return what, ("compute it with NumPy functions, or move the call into a function of your own and "
+                  "register its rule (`@srcad.adjoint(my_function)`)")

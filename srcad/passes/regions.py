@@ -28,9 +28,10 @@ from typing import List
 
 import gast
 
+from ..analysis.blocks import closed_under
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
-from ..frontend.syntax import annotation
+from ..frontend.syntax import annotate, annotation
 from ..runtime import regions
 from .attempts import ATTEMPT, plain_manager
 from .frame import PAIR
@@ -41,12 +42,7 @@ def _flags(tree, found):
     """The attempts' flags ``found`` and the names copied from them (``ok = ok_4``: a loop's or a branch's outcome)."""
     copies = [(node.targets[0].id, node.value.id) for node in gast.walk(tree) if isinstance(node, gast.Assign)
               and isinstance(node.targets[0], gast.Name) and isinstance(node.value, gast.Name)]
-    grown = True
-    while grown:
-        before = len(found)
-        found |= {target for target, source in copies if source in found}
-        grown = len(found) > before
-    return found
+    return closed_under(found, copies)
 
 
 def _text(comment) -> str:
@@ -166,6 +162,9 @@ class Regions(Transformation):
         types = None if info.types is None else (
             syntax.clone(info.types[0]) if len(info.types) == 1 else gast.Tuple(elts=syntax.clone(info.types),
                                                                                ctx=gast.Load()))
+        if types is None and error:   # a bare `except` binds no name
+            types = syntax.name("BaseException")
+            annotate(types, "ref", BaseException)
         handler = gast.ExceptHandler(type=types, name=syntax.store(error) if error else None, body=on_error)
         tail = branch.orelse
         done = [syntax.assign(flag, syntax.constant(True))] + ([] if tail else rest)

@@ -55,11 +55,13 @@ from typing import Dict, List
 
 import gast
 
+from .. import runtime
 from ..frontend import syntax
 from ..templates import REVERSE
 from .activity import carries_derivative
 from .adjoints import AdjointState, bindings_in
-from ..analysis.blocks import array_names, is_append, is_pop, is_store, list_names, target_name, written_names
+from ..analysis.blocks import (array_names, closed_under, is_append, is_pop, is_store, list_names, target_name,
+                               written_names)
 from .calls import is_user_call
 from .derivatives import Differentiator, with_comments
 from .frame import Frame, announced, split_output, split_return, with_extras
@@ -98,6 +100,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
         returned, aux = split_output(unit, returned)
         self.lists = list_names(body)
         self.containers = self.lists | _container_names(body)
+        self.dicts = _structure_names(body, self.lists)
+        self.item_lists = set()   # names whose adjoint a helper giving one entry per item (maybe a list) started
         self.placeholders = set()   # names whose adjoint starts as 0.0 because they may be unbound
         self.maybe_bound = set()    # names some statement the forward sweep has passed assigns
         self.maybe_bound_at_loop: List[set] = []   # the same, when each enclosing loop began
@@ -153,7 +157,8 @@ class ReverseMode(Taping, AdjointState, Transformation):
 
     def _backward_statement(self, stmt) -> List:
         if is_store(stmt):   # temporaries recomputed for it read no element of the array it stores into
-            return self._recomputed(stmt) + self._store(stmt) + self.pops.get(id(stmt), [])
+            code = self._recomputed(stmt) + self._store(stmt)
+            return code + [self._restoring_adjoint(pop) for pop in self.pops.get(id(stmt), [])]
         if is_pop(stmt):
             return self._recomputed(stmt) + self._popped(stmt) + self.pops.get(id(stmt), [])
         if isinstance(stmt, gast.Assign):
@@ -196,6 +201,17 @@ class ReverseMode(Taping, AdjointState, Transformation):
             else:
                 code = self._accumulate(element, popped)
         return code + [syntax.expr_stmt(syntax.call(syntax.dotted(f"{array}.pop")))]
+
+    def _restoring_adjoint(self, pop):
+        """``restore_item(d, key, saved)`` gets ``d``'s adjoint too when it has one: a key the store added
+        leaves both."""
+        call = pop.value if isinstance(pop, gast.Expr) else None
+        if call is None or syntax.annotation(call.func, "ref") is not runtime.restore_item:
+            return pop
+        container = call.args[0]
+        if isinstance(container, gast.Name) and container.id in self.state:
+            call.args.append(syntax.name(self.unit.namer.derivative(container.id)))
+        return pop
 
     def _popped(self, stmt) -> List:
         """``v = xs.pop()``: ``dv`` goes back on ``dxs`` as its last entry, ``v`` back on ``xs``.
@@ -342,3 +358,25 @@ def _container_names(body) -> set:
     return {stmt.targets[0].id for stmt in syntax.iter_statements(body)
             if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
             and (isinstance(stmt.value, (gast.Tuple, gast.List, gast.Dict)) or is_user_call(stmt.value, REVERSE))}
+
+
+_SAME_KIND = ("zeros_like", "copied", "add_at", "add_structures", "add_lists")   # give what their first argument is
+
+
+def _structure_names(body, lists) -> set:
+    """Names that hold dicts or lists: bound to a dict literal, in ``lists``, or bound to one of those names or
+    to what ``zeros_like``, ``copied``, ``add_at``, ``add_structures`` or ``add_lists`` give for one (the
+    adjoints in a derivative srcad differentiates again).  ``+=`` cannot add their adjoints."""
+    names, derived = set(lists), []
+    for stmt in syntax.iter_statements(body):
+        if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
+            continue
+        value, target = stmt.value, stmt.targets[0].id
+        if isinstance(value, gast.Dict):
+            names.add(target)
+        elif isinstance(value, gast.Name):
+            derived.append((target, value.id))
+        elif isinstance(value, gast.Call) and isinstance(value.func, gast.Name) and value.func.id in _SAME_KIND \
+                and value.args and isinstance(value.args[0], gast.Name):
+            derived.append((target, value.args[0].id))
+    return closed_under(names, derived)

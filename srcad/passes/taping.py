@@ -26,9 +26,10 @@ import gast
 
 from .. import runtime
 from ..frontend import syntax
-from ..analysis.blocks import definitely_bound, has_break, is_store, loop_carried
+from ..analysis.blocks import definitely_bound, has_break, is_store, loop_carried, target_name
 from .derivatives import with_comments
 from .grad_hooks import HOOK
+from .loops import unordered
 from .recompute import plan as plan_recomputation
 
 
@@ -63,6 +64,8 @@ class Taping:
                 self.maybe_bound.add(name)
                 if in_loop:
                     self.bound_this_iteration[-1].add(name)
+            elif is_store(stmt) and self._may_add_a_key(stmt.targets[0]):
+                out += [self._push_item(stmt), stmt]
             elif is_store(stmt):
                 target = stmt.targets[0]
                 saved = syntax.call(f"{self.frame.numpy}.copy", [gast.Subscript(
@@ -183,6 +186,27 @@ class Taping:
         pair = self.frame.new_pair()
         self.pops[id(stmt)] = [self._pop(restore_target, pair)]
         return self.frame.push(self.tape, value, pair)
+
+    def _may_add_a_key(self, target) -> bool:
+        """Whether the store ``target = ...`` may add a key to a dict: its key is a string, or its container is
+        a dict f makes (an array's or a list's store never adds an element)."""
+        key = target.slice
+        if isinstance(key, gast.Constant) and isinstance(key.value, str):
+            return True
+        return isinstance(target.value, gast.Name) and unordered(target.value, self.unit.tree.body) == "dict"
+
+    def _push_item(self, stmt):
+        """``tape.append(item_before(d, key))``; its backward pass pops it and calls ``restore_item``, which
+        removes the key again when the store added it."""
+        target, pair = stmt.targets[0], self.frame.new_pair()
+        saved = self.unit.namer.fresh(f"{target_name(target)}_item")
+        helper = self.frame.helper("restore_item")
+        syntax.annotate(helper, "ref", runtime.restore_item)
+        restore = syntax.call(helper, [
+            syntax.clone(target.value), syntax.clone(target.slice), syntax.name(saved)])
+        self.pops[id(stmt)] = [self._pop(syntax.store(saved), pair), syntax.expr_stmt(restore)]
+        return self.frame.push(self.tape, syntax.call(self.frame.helper("item_before"), [
+            syntax.clone(target.value), syntax.clone(target.slice)]), pair)
 
     def _pop(self, target, pair):
         return self.frame.pop(self.tape, target, pair)

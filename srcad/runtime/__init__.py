@@ -51,7 +51,7 @@ from .core import (
     add_at, copied, check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad,
     dot_lhs_grad, dot_rhs_grad, maximum_share, fmax_share, fmin_share, clip_share, digamma,
     polygamma, sinc_slope)
-from .containers import add_lists, add_structures
+from .containers import add_lists, add_structures, item_before, restore_item
 from .limits import xdivy, xlogy
 from .linalg import (
     per_matrix, inner_lhs_grad, inner_rhs_grad, tensordot_lhs_grad, tensordot_rhs_grad,
@@ -110,7 +110,7 @@ from .guards import strong_product, strong_quotient
 __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",
            "filled_like", "add_at", "copied", "check_seed", "transpose_axes_inverse", "matmul_lhs_grad",
            "matmul_rhs_grad", "dot_lhs_grad", "dot_rhs_grad", "maximum_share", "fmax_share", "fmin_share",
-           "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures", "xdivy", "xlogy",
+           "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures", "item_before", "restore_item", "xdivy", "xlogy",
            "per_matrix", "inner_lhs_grad", "inner_rhs_grad", "tensordot_lhs_grad", "tensordot_rhs_grad",
            "kron_lhs_grad", "kron_rhs_grad", "cross_lhs_grad", "cross_rhs_grad", "einsum_first", "einsum_of",
            "einsum_grad", "norm_direction", "norm_direction_tangent", "solve_like", "apply_like", "outer_like",

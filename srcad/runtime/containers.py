@@ -6,6 +6,19 @@ elements, with the same length; of a dict, a dict with the same keys.
 concatenate them) and ``add_structures`` adds any two derivatives of one
 nested value, leaf by leaf.
 
+Generated loops read what they iterate over by position.  ``sequence_length(xs)``
+is ``len(xs)`` for a value whose items are its positions' values (a list,
+tuple, range, string, array or other ``collections.abc.Sequence``) and raises
+``UnsupportedValueError`` for anything else (a dict, whose iteration gives its
+keys, a set, a generator, an object with ``__iter__`` only), so a loop over a
+value of the wrong type stops instead of reading the wrong items.
+Reverse mode saves what a store ``c[key] = v`` overwrites and puts it back in
+the backward pass: ``item_before(c, key)`` is a copy of ``c[key]``, or
+``ABSENT`` when ``c`` is a dict without ``key``, and ``restore_item(c, key,
+saved)`` stores it back, or deletes the key the store added.
+``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()`` and
+``d.items()`` loops, and raises the same way for a value that is no mapping.
+
 Example::
 
     >>> add_lists([1.0, 2.0], [0.5, 0.5])
@@ -13,7 +26,13 @@ Example::
 """
 from __future__ import annotations
 
+import copy
+from collections.abc import Mapping, Sequence
 from typing import Any, List
+
+import numpy as np
+
+from ..errors import UnsupportedValueError
 
 
 def add_lists(total: List, more) -> List:
@@ -34,3 +53,86 @@ def add_structures(total: Any, more: Any) -> Any:
     if isinstance(total, dict):
         return {key: add_structures(value, more[key]) if key in more else value for key, value in total.items()}
     return total + more
+
+
+class _Absent:
+    """What ``item_before`` saves for a key a store adds to a dict."""
+
+    def __repr__(self):
+        return "ABSENT"
+
+
+ABSENT = _Absent()
+
+
+def item_before(container, key):
+    """What ``container[key] = value`` is about to overwrite, copied; ``ABSENT`` for a dict's new key.
+
+    Example::
+
+        >>> item_before({"a": 1.0}, "b")
+        ABSENT
+    """
+    if isinstance(container, dict):
+        return ABSENT if key not in container else _copy_item(container[key])
+    return np.copy(container[key])
+
+
+def _copy_item(value):
+    return np.copy(value) if isinstance(value, (np.ndarray, np.generic, float, int)) else copy.deepcopy(value)
+
+
+def restore_item(container, key, saved, adjoint=None) -> None:
+    """Undo ``container[key] = value`` given what ``item_before`` saved: store it back, or remove the new key
+    (from ``container``'s ``adjoint`` as well, when given).
+
+    Example::
+
+        >>> d = {"a": 1.0, "b": 2.0}
+        >>> restore_item(d, "b", ABSENT); d
+        {'a': 1.0}
+    """
+    if saved is ABSENT:   # (a derivative of the derivative may have removed it already)
+        container.pop(key, None)
+        if isinstance(adjoint, dict):
+            adjoint.pop(key, None)
+    else:
+        container[key] = saved
+
+
+def sequence_length(items) -> int:
+    """``len(items)`` when iterating ``items`` gives ``items[0], items[1], ...``; else ``UnsupportedValueError``.
+
+    Example::
+
+        >>> sequence_length([1.0, 2.0]), sequence_length(np.zeros((3, 2)))
+        (2, 3)
+    """
+    if isinstance(items, (list, tuple, range, str, np.ndarray)) or (
+            isinstance(items, Sequence) and not isinstance(items, Mapping)):
+        return len(items)
+    kind = type(items).__name__
+    if isinstance(items, Mapping):
+        raise UnsupportedValueError(
+            f"iterating over a {kind} directly in a differentiated function (a loop, a comprehension, or "
+            f"sum/min/max/sorted/tuple/list/zip/enumerate of it); iterate over its keys explicitly: "
+            f"`for key in d.keys():`, `for key, value in d.items():` or `for value in d.values():`")
+    raise UnsupportedValueError(
+        f"iterating over a {kind} in a differentiated function: srcad reads what a loop iterates over by "
+        f"position, so it iterates over lists, tuples, ranges and arrays only; make a list before calling f "
+        f"(`f(list(items))`)")
+
+
+def mapping_keys(mapping) -> List:
+    """The keys of the dict ``mapping`` (for ``.keys()``, ``.values()`` and ``.items()`` loops), in its order.
+
+    Example::
+
+        >>> mapping_keys({"w": 1.0, "b": 2.0})
+        ['w', 'b']
+    """
+    if isinstance(mapping, Mapping):
+        return list(mapping)
+    raise UnsupportedValueError(
+        f"iterating over `.keys()`, `.values()` or `.items()` of a {type(mapping).__name__}: srcad knows these "
+        f"methods of dicts only; pass a dict, or build a list of the items before calling f")

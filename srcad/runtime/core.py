@@ -151,6 +151,8 @@ def add_at(target, index, grad):
     """``target[index] += grad`` that also adds repeated fancy indices; ``target`` is owned."""
     if target.__class__ is np.ndarray and index.__class__ is int:
         target[index] += grad
+    elif isinstance(target, dict) and index not in target:
+        target[index] = grad   # a key f's store added after the adjoint dict was made
     elif isinstance(target, (list, dict)):
         target[index] = add_structures(target[index], grad)
     elif _basic_index(index):
