@@ -47,7 +47,8 @@ from .frontend import loader, tracebacks
 from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
-                        parameter_names, rebound_call, refused_argument, resolve_wrt)
+                        parameter_names, rebound_call, refused_argument, resolve_wrt,
+                        complex_argument)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
@@ -166,8 +167,11 @@ class Derivative:
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
                     return _SPECIAL["objects"](self, args, kwargs)
-                elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
-                    # a complex number or array, a str, None...: no real derivative to give
+                elif complex_argument(args[position]) and not self.options.get("complex_params"):
+                    return self._complex_variant(args)(*args, **kwargs)   # built for complex numbers
+                elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
+                        or kind is np.ndarray and not complex_argument(args[position]):
+                    # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
@@ -241,6 +245,19 @@ class Derivative:
             variant._load()
             variant._loaded_for = self._generation
         return variant._compiled
+
+    def _complex_variant(self, args) -> "Derivative":
+        """The variant generated for complex arguments (its rules pair adjoints and tangents by
+        ``Re(sum(adjoint * tangent))``: README, "Complex numbers")."""
+        names = parameter_names(self.func)[0]
+        complex_names = tuple(names[p + self._offset] for p in self._wrt_positions
+                              if p < len(args) and complex_argument(args[p]))
+        variants = self.__dict__.setdefault("_complex_variants", {})
+        if complex_names not in variants:
+            options = {k: v for k, v in self.options.items() if k not in ("scalar_params", "param_ranks")}
+            variants[complex_names] = Derivative(self._source_function(), self.requested_wrt, self.mode,
+                                                 dict(options, complex_params=complex_names))
+        return variants[complex_names]
 
     _loaded_for = -1   # for a rank variant: the generation of the derivative it was loaded for
     _examples: Optional[Dict[str, Any]] = None   # for a variant differentiating containers: one of each

@@ -132,6 +132,18 @@ def integer_argument(func: Callable, position: int, value) -> WrtError:
                     f"{name}.astype(float)), or leave `{name}` out of wrt")
 
 
+def complex_argument(value) -> bool:
+    """Whether ``value`` is a complex number or a complex array (differentiated by the complex rules).
+
+    Example::
+
+        >>> complex_argument(1j), complex_argument(np.ones(2))
+        (True, False)
+    """
+    return isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "c")
+
+
 def refused_argument(func: Callable, position: int, value) -> SrcadError:
     """The error for a differentiated argument that holds no real number: ``ComplexError`` for a complex
     number or array, ``WrtError`` for anything else (a str, None, an object).

@@ -15,6 +15,10 @@ Contract:
   directional derivative, elementwise.
 - ``check_forward_reverse(f, args, wrt)`` checks ``<u, Jv> = <J^T u, v>`` to a
   relative ``AGREE_RTOL`` (both sides from srcad, no finite differences).
+- Complex arguments are perturbed in their real and imaginary parts
+  (complex random directions) and values are paired by ``Re(sum(a * b))``
+  (``inner``): srcad's convention (README, "Complex numbers"), under which
+  ``<u, FD Jv> = <vjp(u), v>`` is the identity every check tests.
 - ``wrt`` is passed to srcad exactly as given (an int, a name, or a tuple of
   them); ``None`` means every argument, as a tuple.  A failed check raises
   ``AssertionError`` saying which function, argument and numbers disagree.
@@ -147,10 +151,10 @@ def make_function(text: str, namespace: Dict[str, Any]) -> Callable:
 # structures: outputs may be arrays, floats or tuples of them
 
 def leaves(value) -> List[np.ndarray]:
-    """The arrays of a (possibly nested tuple/list) value, as float64 arrays."""
+    """The arrays of a (possibly nested tuple/list) value, as float64 (complex128 for complex) arrays."""
     if isinstance(value, (tuple, list)):
         return [leaf for item in value for leaf in leaves(item)]
-    return [np.asarray(value, dtype=np.float64)]
+    return [np.asarray(value, dtype=np.complex128 if np.iscomplexobj(value) else np.float64)]
 
 
 def _same_kind(value, items):
@@ -166,22 +170,26 @@ def like(value, rng):
         return _same_kind(value, [like(item, rng) for item in value])
     if isinstance(value, numbers.Real) and not isinstance(value, np.generic):
         return float(rng.standard_normal())
+    if np.iscomplexobj(value):   # a complex perturbation: real and imaginary parts both move
+        pair = rng.standard_normal((2,) + np.shape(value))
+        return complex(pair[0] + 1j * pair[1]) if isinstance(value, complex) else pair[0] + 1j * pair[1]
     return rng.standard_normal(np.shape(value))
 
 
 def inner(a, b) -> float:
-    """The Euclidean inner product of two values with the same structure."""
+    """The pairing ``Re(sum(a * b))`` of two values with the same structure: the Euclidean inner product
+    of real values, and srcad's pairing of an adjoint with a tangent for complex ones (no conjugate)."""
     la, lb = leaves(a), leaves(b)
     assert len(la) == len(lb), f"structures differ: {len(la)} vs {len(lb)} arrays"
     total = 0.0
     for x, y in zip(la, lb):
         assert x.shape == y.shape, f"shapes differ: {x.shape} vs {y.shape}"
-        total += float(np.sum(x * y))
+        total += float(np.real(np.sum(x * y)))
     return total
 
 
 def norm(a) -> float:
-    return float(np.sqrt(sum(float(np.sum(x * x)) for x in leaves(a))))
+    return float(np.sqrt(sum(float(np.sum(np.abs(x) ** 2)) for x in leaves(a))))
 
 
 def snapshot(value):
@@ -231,7 +239,7 @@ def as_tuple(result, wrt) -> tuple:
 
 def _float64(value):
     if isinstance(value, np.ndarray):
-        return value.astype(np.float64)
+        return value.astype(np.complex128 if value.dtype.kind == "c" else np.float64)
     return value
 
 
@@ -272,7 +280,7 @@ def assert_like_argument(gradient, argument, what="gradient") -> None:
     """``gradient`` has ``argument``'s shape, and its dtype when the argument is a float array."""
     assert np.shape(gradient) == np.shape(argument), (
         f"{what} has shape {np.shape(gradient)} but its argument has shape {np.shape(argument)}")
-    if isinstance(argument, np.ndarray) and argument.dtype.kind == "f":
+    if isinstance(argument, np.ndarray) and argument.dtype.kind in "fc":
         dtype = np.asarray(gradient).dtype
         assert dtype == argument.dtype, f"{what} has dtype {dtype} but its argument has dtype {argument.dtype}"
     elif isinstance(argument, numbers.Real):

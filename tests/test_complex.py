@@ -1,0 +1,100 @@
+"""Complex numbers: gradients in autograd's convention, tangents as complex perturbations, both modes.
+
+Contract: srcad pairs an adjoint ``g`` with a tangent ``t`` by
+``Re(sum(g * t))`` (README, "Complex numbers"); so the gradient of a real
+``f(x + iy)`` is ``df/dx - i df/dy`` (autograd's value), forward mode gives
+the true directional derivative of the real map ``R^2n -> R^2m`` (holomorphic
+or not), and ``Re <u, Jv> = Re <J^T u, v>`` with that pairing.  Every row of
+``CASES`` is checked against central finite differences that perturb real and
+imaginary parts, in both modes, and for the identity between the modes;
+values of autograd's own complex tests are pinned where autograd states them.
+Functions whose rules are not checked for complex numbers stay refused with
+``ComplexError``.
+"""
+import numpy as np
+import pytest
+
+import srcad
+
+from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
+from gradcheck import check_forward, check_forward_reverse, check_reverse, make_function
+
+RNG = np.random.default_rng(7)
+Z = RNG.standard_normal(3) + 1j * RNG.standard_normal(3)
+W = RNG.standard_normal(3) + 1j * RNG.standard_normal(3)
+M = RNG.standard_normal((2, 3)) + 1j * RNG.standard_normal((2, 3))
+X = RNG.standard_normal(3)
+C = 0.5 - 1.5j
+
+# (function body using z, w, x (real), m (2x3 complex); the arguments' names; their values)
+CASES = [
+    ("np.sum(np.abs(z))", "z", (Z,)),
+    ("np.sum(np.abs(z) ** 2)", "z", (Z,)),
+    ("np.real(np.sum(z * w))", "z, w", (Z, W)),
+    ("np.sum(z * w)", "z, w", (Z, W)),
+    ("np.imag(np.sum(np.exp(z) / (w + 3.0)))", "z, w", (Z, W)),
+    ("np.sum(np.angle(z) + np.real(np.conj(z) * w))", "z, w", (Z, W)),
+    ("np.sum(np.conjugate(z) * z)", "z", (Z,)),
+    ("np.sin(z) * np.cos(w) + np.tanh(z) - np.log(w) + np.sqrt(z)", "z, w", (Z, W)),
+    ("z ** 2 - 1.0 / z + np.square(w) * np.reciprocal(w)", "z, w", (Z, W)),
+    ("np.abs(np.exp(1j * x) * x)", "x", (X,)),
+    ("np.real(np.exp(1j * x)) + np.imag(x * 2.0j + x ** 2)", "x", (X,)),
+    ("np.abs(z * x + 1j)", "z, x", (Z, X)),
+    ("np.prod(z) + np.mean(w * z)", "z, w", (Z, W)),
+    ("np.dot(z, w) + np.einsum('i,i->', z, x)", "z, w, x", (Z, W, X)),
+    ("np.matmul(m, z) + m @ w", "m, z, w", (M, Z, W)),
+    ("np.concatenate([np.reshape(m, (3, 2))[0], z[1:]]) * np.stack([z, w]).sum(axis=0)[0]", "m, z, w", (M, Z, W)),
+    ("np.transpose(m)[:, 1] * z[::-1]", "m, z", (M, Z)),
+    ("np.sum(np.abs(z * C) + np.real_if_close(z))", "z", (Z,)),
+    ("np.abs(np.sum(z)) * x", "z, x", (Z, X)),
+]
+
+
+def _function(body, names):
+    return make_function(f"def f({names}):\n    return {body}\n", {"np": np, "C": C})
+
+
+@pytest.mark.parametrize("body, names, args", CASES, ids=[case[0] for case in CASES])
+def test_complex_both_modes_against_finite_differences(body, names, args):
+    f = _function(body, names)
+    check_reverse(f, args)
+    check_forward(f, args)
+    check_forward_reverse(f, args)
+
+
+def test_autograds_value_of_the_gradient_of_abs():
+    def f(z):
+        return np.sum(np.abs(z))
+    assert srcad.grad(f)(1 + 2j) == pytest.approx((1 - 2j) / np.sqrt(5))
+    np.testing.assert_allclose(srcad.grad(f)(np.array([1 + 2j])), [0.4472136 - 0.89442719j])
+
+
+def test_gradient_is_df_dx_minus_i_df_dy():
+    def f(z):
+        return np.real(z) ** 2 * 3.0 + np.imag(z) * 5.0
+    z = 1.5 - 0.5j
+    assert srcad.grad(f)(z) == pytest.approx(2 * 3.0 * 1.5 - 5.0j)
+
+
+def test_holomorphic_gradient_of_a_complex_output_is_its_derivative():
+    # autograd's grad of a holomorphic f with a complex result is f'(z): the gradient of Re f
+    def f(z):
+        return np.sin(z) * z
+    z = 0.3 + 0.4j
+    assert srcad.grad(f)(z) == pytest.approx(np.cos(z) * z + np.sin(z))
+
+
+def test_real_argument_gets_a_real_gradient():
+    def f(z, x):
+        return np.sum(np.abs(z * x + 1j))
+    gradient = srcad.grad(f, wrt=("z", "x"))(Z, X)
+    assert gradient[0].dtype == np.complex128 and gradient[1].dtype == np.float64
+
+
+def test_an_unchecked_rule_on_complex_numbers_is_refused():
+    f = make_function("def f(z):\n    return np.sum(np.maximum(z, 0.0).real)\n", {"np": np})
+    g = make_function("def f(z):\n    return np.abs(np.tan(np.cumsum(z))[0])\n", {"np": np})
+    with pytest.raises(srcad.ComplexError, match="np.cumsum"):
+        srcad.grad(g)(Z)
+    with pytest.raises(srcad.SrcadError):
+        srcad.grad(f)(Z)
