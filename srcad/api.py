@@ -48,7 +48,7 @@ from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
                         parameter_names, rebound_call, refused_argument, resolve_wrt,
-                        complex_argument)
+                        complex_argument, complex_gradients)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
@@ -168,7 +168,9 @@ class Derivative:
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
                     return _SPECIAL["objects"](self, args, kwargs)
                 elif complex_argument(args[position]) and not self.options.get("complex_params"):
-                    return self._complex_variant(args)(*args, **kwargs)   # built for complex numbers
+                    result = self._complex_variant(args)(*args, **kwargs)   # built for complex numbers
+                    return result if self.mode != "reverse" else complex_gradients(
+                        result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
                 elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
                         or kind is np.ndarray and not complex_argument(args[position]):
                     # a str, None...: no derivative to give

@@ -104,19 +104,25 @@ DOMAINS = {
     "spd": _spd,                                                       # cholesky
     "wellcond": _well_conditioned,                                     # inv, solve, det
     "symmetric": _symmetric_spread,                                    # eigh
+    "complex": lambda rng, shape: rng.standard_normal(shape) + 1j * rng.standard_normal(shape),
+    "complex_nonzero": lambda rng, shape: (rng.uniform(0.5, 2.0, shape)   # |z|, angle, denominators, log
+                                           * np.exp(1j * rng.uniform(-3.0, 3.0, shape))),
 }
 
 PYFLOAT = float  # a "shape" meaning: a Python float, not an array
 
 
 def random_input(shape, domain: str = "real", rng=None, dtype=np.float64):
-    """A random value of ``shape`` (a tuple, or ``float`` for a Python float) inside ``domain``."""
+    """A random value of ``shape`` (a tuple, or ``float`` for a Python float) inside ``domain`` (complex128, or a
+    Python complex, for the ``complex`` domains)."""
     rng = np.random.default_rng(0) if rng is None else rng
     if domain not in DOMAINS:
         raise ValueError(f"unknown domain {domain!r}; use one of {sorted(DOMAINS)}")
+    complex_domain = domain.startswith("complex")
     if shape is PYFLOAT:
-        return float(DOMAINS[domain](rng, ()))
-    return np.asarray(DOMAINS[domain](rng, tuple(shape)), dtype=dtype)
+        value = DOMAINS[domain](rng, ())
+        return complex(value) if complex_domain else float(value)
+    return np.asarray(DOMAINS[domain](rng, tuple(shape)), dtype=np.complex128 if complex_domain else dtype)
 
 
 def shape_label(shape) -> str:
@@ -325,15 +331,19 @@ def check_grad_full(f: Callable, args: Sequence, wrt=None, *, rtol: float = FD_R
     assert np.ndim(f(*args)) == 0, f"{_label(f)} must return a scalar for check_grad_full"
     for position, g in zip(positions, grads):
         assert_like_argument(g, args[position], f"gradient of argument {position} of {_label(f)}")
-        g = np.asarray(g, dtype=np.float64)
-        base = np.asarray(args[position], dtype=np.float64)
-        expected = np.zeros(base.shape)
-        for index in np.ndindex(base.shape):
-            direction = np.zeros(base.shape)
-            direction[index] = 1.0
-            if not isinstance(args[position], np.ndarray):
-                direction = float(direction)
-            expected[index] = fd_directional(f, args, [position], [direction])[0]
+        is_complex = np.iscomplexobj(args[position])
+        dtype = np.complex128 if is_complex else np.float64
+        g = np.asarray(g, dtype=dtype)
+        base = np.asarray(args[position], dtype=dtype)
+        expected = np.zeros(base.shape, dtype)
+        # a complex argument's gradient is df/dx - i df/dy (README, "Complex numbers")
+        for unit, weight in ((1.0, 1.0), (1j, -1j)) if is_complex else ((1.0, 1.0),):
+            for index in np.ndindex(base.shape):
+                direction = np.zeros(base.shape, dtype)
+                direction[index] = unit
+                if not isinstance(args[position], np.ndarray):
+                    direction = complex(direction) if is_complex else float(direction)
+                expected[index] += weight * np.real(fd_directional(f, args, [position], [direction])[0])
         scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
         np.testing.assert_allclose(g, expected, rtol=rtol, atol=rtol * scale,
                                    err_msg=f"{_label(f)}: gradient of argument {position} "

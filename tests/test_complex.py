@@ -47,6 +47,9 @@ CASES = [
     ("np.transpose(m)[:, 1] * z[::-1]", "m, z", (M, Z)),
     ("np.sum(np.abs(z * C) + np.real_if_close(z))", "z", (Z,)),
     ("np.abs(np.sum(z)) * x", "z, x", (Z, X)),
+    ("np.real(np.sum(x * (1 + 2j)))", "x", (X,)),
+    ("np.sum(np.abs(z))", "z", (1 + 2j,)),
+    ("np.sum(np.abs(np.exp(1j * np.arange(3.0))) * x)", "x", (X,)),
 ]
 
 

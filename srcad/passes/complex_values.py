@@ -1,29 +1,38 @@
-"""Analysis: refuse complex numbers that meet a differentiated value, before any derivative is built.
+"""Transformation: prepare a function whose complex numbers meet a differentiated value for the complex rules.
 
-Contract: srcad differentiates real numbers only (for now).  On the
-normalized tree with ``activity`` facts, this analysis finds the values that
+Contract: srcad pairs an adjoint ``g`` with a tangent ``t`` by
+``Re(sum(g * t))`` (autograd's convention; README, "Complex numbers").  On
+the normalized tree with ``activity`` facts, this pass finds the values that
 may be complex:
 - sources: a complex literal (``1j``), a complex type or dtype named in a
   call (``complex(a, b)``, ``np.complex128(x)``, ``.astype(complex)``,
   ``dtype=complex``, ``dtype="complex64"``), a function of ``cmath``,
   ``np.fft`` (but ``fftshift``, ``ifftshift``, ``fftfreq`` and ``rfftfreq``,
-  which keep a real array real) or ``np.emath``, and a global or closure value that is complex
-  (a complex number or a complex array);
+  which keep a real array real) or ``np.emath``, a global or closure value
+  that is complex, and the parameters named by the option
+  ``complex_params`` (the derivative's variant for complex arguments);
 - names assigned (or stored into, or appended to) from an expression with
   a source or a name that may be complex, except through functions whose
   result is real (``np.abs``, ``abs``, ``np.real``, ``np.imag``, ``np.angle``,
-  ``.real``, ``.imag``);
-and raises ``ComplexError`` at the first statement that writes an active
-name (one that carries a derivative) from such an expression, naming the
-complex value and the line it came from.  It changes nothing and stores the
-names that may be complex.  What it cannot see (a complex attribute of an
-object, a callee that returns a complex number, a negative float raised to a
-fractional power) the derivative refuses when it runs: ``Derivative`` checks
-its arguments and results (``srcad/arguments.py``).
+  ``.real``, ``.imag``).
+It stores the names that may be complex.  When none meets a differentiated
+value the tree is left as it is (real code keeps its derivative, byte for
+byte).  Else, in every statement that computes with a value that may be
+complex:
+- ``np.abs``, ``np.real``, ``np.imag``, ``np.conj``, ``np.angle`` and
+  ``np.real_if_close`` become their ``srcad.runtime.spectral`` names, whose
+  rules hold for complex numbers (they are not holomorphic);
+- a differentiated name that is real is read through ``real_input`` (a new
+  statement before), whose adjoint keeps only the real part;
+- a call on a complex value of a function whose rule is not checked for
+  complex numbers (not in ``_COMPLEX_RULES``), or an operator other than
+  ``+ - * / ** @`` and unary ``+ -``, raises ``ComplexError`` at its line.
+What it cannot see (a complex attribute of an object, a callee that returns
+a complex number) the derivative checks when it runs (``srcad/arguments.py``).
 
-Example: ``def f(x): return np.sum(x * np.exp(1j * x))`` fails at its line
-with "`1j` makes a complex number, and here it meets a value being
-differentiated; ...".
+Example: in ``def f(x): return np.sum(np.abs(x * np.exp(1j * x)))`` the
+gradient is that of the real map; ``np.cumsum(np.exp(1j * x))`` fails at its
+line with "`np.cumsum` of a complex number has no derivative in srcad ...".
 """
 from __future__ import annotations
 
@@ -32,7 +41,7 @@ import numbers
 import gast
 import numpy as np
 
-from ..errors import COMPLEX_WHY, ComplexError
+from ..errors import ComplexError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from ..frontend.naming import dotted_name
@@ -47,8 +56,9 @@ _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.lib._scima
 _REAL_IN_REAL_OUT = ("fftshift", "ifftshift", "fftfreq", "rfftfreq")   # of numpy.fft: they move or count
 _DTYPE_TAKERS = (np.dtype, np.asarray, np.array, np.asanyarray)   # a string argument is a dtype
 _MISSING = object()
-HINT = ("keep the differentiated computation real: write e.g. np.exp(1j * t) as its real and imaginary "
-        "parts, np.cos(t) and np.sin(t), each a float array, and combine them with real arithmetic")
+HINT = ("compute it with the functions srcad differentiates for complex numbers (README, \"Complex numbers\"), "
+        "or write that step with real and imaginary parts, each a float array: e.g. np.cumsum(np.cos(t)) and "
+        "np.cumsum(np.sin(t)) for np.cumsum(np.exp(1j * t))")
 
 
 def is_complex_value(value) -> bool:
@@ -158,7 +168,7 @@ _COMPLEX_RULES = frozenset(map(id, (
     np.sum, np.mean, np.prod, np.dot, np.matmul, np.einsum, np.reshape, np.transpose, np.ravel, np.concatenate,
     np.stack, np.expand_dims, np.squeeze, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn,
     np.fft.ifftn, np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
-    np.fft.fftshift, np.fft.ifftshift, spectral.real_input, *set(_NOT_HOLOMORPHIC.values()))))
+    np.fft.fftshift, np.fft.ifftshift, spectral.real_input, spectral.like_real, spectral.like_kind, *set(_NOT_HOLOMORPHIC.values()))))
 _COMPLEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.USub, gast.UAdd)
 
 
