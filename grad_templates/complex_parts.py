@@ -116,3 +116,13 @@ def like_kind_tangent(y, grad, other):
     d[y] = like_kind(d[grad], other)
 
 
+
+
+@adjoint(spectral.unit_phase)
+def unit_phase_adjoint(y, z):   # infinite at z == 0, where z / |z| jumps
+    d[z] = like_real((d[y] - np.real(d[y] * y) * np.conj(y)) / np.abs(z), z)
+
+
+@tangent(spectral.unit_phase)
+def unit_phase_tangent(y, z):
+    d[y] = (d[z] - y * np.real(np.conj(y) * d[z])) / np.abs(z)

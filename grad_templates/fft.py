@@ -19,7 +19,9 @@ refused at its line.
 """
 import numpy as np
 
-from srcad.runtime.spectral import fft_transpose, irfft_transpose, rfft_transpose
+from srcad.runtime import spectral
+from srcad.runtime.spectral import (fft_fitted, fft_transpose, irfft_fitted, irfft_transpose, like_real, rfft_fitted,
+                                    rfft_transpose)
 from srcad.templates import adjoint, d, tangent
 
 
@@ -181,3 +183,65 @@ def rfftfreq_adjoint(y, n, d_=1.0):
 @tangent(np.fft.rfftfreq)
 def rfftfreq_tangent(y, n, d_=1.0):
     d[y] = -y * d[d_] / d_
+
+
+# the transposes, for derivatives of derivatives: linear in the adjoint they move, and each other's transpose
+
+@adjoint(spectral.fft_transpose)
+def fft_transpose_adjoint(y, grad, x, lengths, axes, norm, inverse, default_axes=(-1,)):
+    d[grad] = fft_fitted(d[y], x, grad, lengths, axes, norm, inverse, default_axes)
+
+
+@tangent(spectral.fft_transpose)
+def fft_transpose_tangent(y, grad, x, lengths, axes, norm, inverse, default_axes=(-1,)):
+    d[y] = fft_transpose(d[grad], x, lengths, axes, norm, inverse, default_axes)
+
+
+@adjoint(spectral.fft_fitted)
+def fft_fitted_adjoint(y, grad, x, like, lengths, axes, norm, inverse, default_axes=(-1,)):
+    d[grad] = like_real(fft_transpose(like_real(d[y], like), x, lengths, axes, norm, inverse, default_axes), grad)
+
+
+@tangent(spectral.fft_fitted)
+def fft_fitted_tangent(y, grad, x, like, lengths, axes, norm, inverse, default_axes=(-1,)):
+    d[y] = fft_fitted(d[grad], x, like, lengths, axes, norm, inverse, default_axes)
+
+
+@adjoint(spectral.rfft_transpose)
+def rfft_transpose_adjoint(y, grad, x, lengths, axes, norm, default_axes=(-1,)):
+    d[grad] = rfft_fitted(d[y], x, grad, lengths, axes, norm, default_axes)
+
+
+@tangent(spectral.rfft_transpose)
+def rfft_transpose_tangent(y, grad, x, lengths, axes, norm, default_axes=(-1,)):
+    d[y] = rfft_transpose(d[grad], x, lengths, axes, norm, default_axes)
+
+
+@adjoint(spectral.rfft_fitted)
+def rfft_fitted_adjoint(y, grad, x, like, lengths, axes, norm, default_axes=(-1,)):
+    d[grad] = like_real(rfft_transpose(like_real(d[y], like), x, lengths, axes, norm, default_axes), grad)
+
+
+@tangent(spectral.rfft_fitted)
+def rfft_fitted_tangent(y, grad, x, like, lengths, axes, norm, default_axes=(-1,)):
+    d[y] = rfft_fitted(d[grad], x, like, lengths, axes, norm, default_axes)
+
+
+@adjoint(spectral.irfft_transpose)
+def irfft_transpose_adjoint(y, grad, c, lengths, axes, norm, default_axes=(-1,)):
+    d[grad] = irfft_fitted(d[y], c, grad, lengths, axes, norm, default_axes)
+
+
+@tangent(spectral.irfft_transpose)
+def irfft_transpose_tangent(y, grad, c, lengths, axes, norm, default_axes=(-1,)):
+    d[y] = irfft_transpose(d[grad], c, lengths, axes, norm, default_axes)
+
+
+@adjoint(spectral.irfft_fitted)
+def irfft_fitted_adjoint(y, grad, c, like, lengths, axes, norm, default_axes=(-1,)):
+    d[grad] = like_real(irfft_transpose(like_real(d[y], like), c, lengths, axes, norm, default_axes), grad)
+
+
+@tangent(spectral.irfft_fitted)
+def irfft_fitted_tangent(y, grad, c, like, lengths, axes, norm, default_axes=(-1,)):
+    d[y] = irfft_fitted(d[grad], c, like, lengths, axes, norm, default_axes)

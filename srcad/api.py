@@ -168,7 +168,11 @@ class Derivative:
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
                     return _SPECIAL["objects"](self, args, kwargs)
                 elif complex_argument(args[position]) and not self.options.get("complex_params"):
-                    result = self._complex_variant(args)(*args, **kwargs)   # built for complex numbers
+                    variant = self._complex_variant(args)   # built for complex numbers
+                    if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
+                        renamed = dict(zip(self.parameters, variant.parameters))
+                        kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
+                    result = variant(*args, **kwargs)
                     return result if self.mode != "reverse" else complex_gradients(
                         result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
                 elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
@@ -257,7 +261,11 @@ class Derivative:
         variants = self.__dict__.setdefault("_complex_variants", {})
         if complex_names not in variants:
             options = {k: v for k, v in self.options.items() if k not in ("scalar_params", "param_ranks")}
-            variants[complex_names] = Derivative(self._source_function(), self.requested_wrt, self.mode,
+            source = self._source_function()
+            if isinstance(source, Derivative) and any(p < len(args) and complex_argument(args[p])
+                                                      for p in source._wrt_positions):
+                source = source._complex_variant(args)   # a derivative of a derivative: of its complex variant
+            variants[complex_names] = Derivative(source, self.requested_wrt, self.mode,
                                                  dict(options, complex_params=complex_names))
         return variants[complex_names]
 

@@ -47,6 +47,7 @@ from ..frontend.syntax import annotation
 from ..frontend.naming import dotted_name
 from ..analysis.blocks import is_append
 from ..templates import lookup
+from .. import runtime
 from ..runtime import spectral
 from . import Transformation
 from .activity import ActivityAnalysis
@@ -168,7 +169,17 @@ _COMPLEX_RULES = frozenset(map(id, (
     np.sum, np.mean, np.prod, np.dot, np.matmul, np.einsum, np.reshape, np.transpose, np.ravel, np.concatenate,
     np.stack, np.expand_dims, np.squeeze, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn,
     np.fft.ifftn, np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
-    np.fft.fftshift, np.fft.ifftshift, spectral.real_input, spectral.like_real, spectral.like_kind, *set(_NOT_HOLOMORPHIC.values()))))
+    np.fft.fftshift, np.fft.ifftshift, spectral.real_input, spectral.like_real, spectral.like_kind, spectral.unit_phase, spectral.fft_transpose,
+    spectral.fft_fitted, spectral.rfft_transpose, spectral.rfft_fitted, spectral.irfft_transpose,
+    spectral.irfft_fitted, *set(_NOT_HOLOMORPHIC.values()))))
+# srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
+# conjugate: a derivative of complex code is differentiated again through them
+_COMPLEX_RULES |= frozenset(map(id, (
+    runtime.check_seed, runtime.unbroadcast, runtime.broadcast_like, runtime.unreduce, runtime.copied,
+    runtime.zeros_like, runtime.add_at, runtime.untake, runtime.unconcatenate, runtime.unstack, runtime.unsum,
+    runtime.matmul_lhs_grad, runtime.matmul_rhs_grad, runtime.dot_lhs_grad, runtime.dot_rhs_grad,
+    runtime.einsum_grad, runtime.einsum_of, runtime.einsum_first, runtime.cast_gate, runtime.keep_last,
+    runtime.prod_others, runtime.prod_others_tangent, np.conj, np.real, np.imag)))
 _COMPLEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.USub, gast.UAdd)
 
 

@@ -18,7 +18,8 @@ transpose (``g * f'(z)``), and the helpers here give the rest:
 - ``fft_transpose``, ``rfft_transpose``, ``irfft_transpose`` apply the
   transpose of a (multi-axis) transform to an adjoint and fit it back to
   the shape of the transformed argument (undoing the zero-padding or the
-  truncation that ``n``/``s`` made);
+  truncation that ``n``/``s`` made); ``fft_fitted``, ``rfft_fitted``,
+  ``irfft_fitted`` are their own transposes;
 - ``like_real(g, x)`` is ``g``'s real part when ``x`` is real, else ``g`` as
   a complex array; ``like_kind(g, y)`` the real part when ``y`` is real.
 
@@ -27,8 +28,8 @@ Every helper is a function of NumPy values and never writes its arguments.
 Example::
 
     >>> import numpy as np
-    >>> complex(unit_phase(np.array(3 + 4j)))
-    (0.6+0.8j)
+    >>> complex(unit_phase(np.array(2j)))
+    1j
 """
 from __future__ import annotations
 
@@ -199,6 +200,20 @@ def fft_transpose(grad, x, lengths, axes, norm, inverse: bool, default_axes=(-1,
     return like_real(_fit(grad, np.shape(x), axes), x)
 
 
+def fft_fitted(grad, x, like, lengths, axes, norm, inverse: bool, default_axes=(-1,)):
+    """The transpose of ``fft_transpose(., x, ...)`` for an adjoint ``grad`` shaped like ``x``: fitted to the
+    shape of ``like`` (the transform's output), then transformed (for derivatives of derivatives).
+
+    Example::
+
+        >>> fft_fitted(np.array([1.0, 1.0]), np.zeros(2), np.zeros(2, complex), 2, -1, None, False)
+        array([2.+0.j, 0.+0.j])
+    """
+    axes, _ = transform_axes(like, lengths, axes, default_axes)
+    transform = np.fft.ifftn if inverse else np.fft.fftn
+    return like_real(transform(_fit(like_real(grad, x), np.shape(like), axes), axes=axes, norm=norm), like)
+
+
 def rfft_transpose(grad, x, lengths, axes, norm, default_axes=(-1,)):
     """The adjoint of ``rfftn(x, s=lengths, axes=axes, norm=norm)``: the half spectrum extended by zeros to
     the full length, transformed by ``fftn`` (its own transpose), real part, fitted back to ``x``'s shape.
@@ -214,6 +229,33 @@ def rfft_transpose(grad, x, lengths, axes, norm, default_axes=(-1,)):
         full[axis] = length
     grad = np.fft.fftn(_fit(grad, full, axes[-1:]), axes=axes, norm=norm)
     return np.real(_fit(grad, np.shape(x), axes))
+
+
+def rfft_fitted(grad, x, like, lengths, axes, norm, default_axes=(-1,)):
+    """The transpose of ``rfft_transpose(., x, ...)`` for an adjoint ``grad`` shaped like ``x``: fitted to the
+    transformed lengths, transformed, and cut to the half spectrum ``like`` has (for derivatives of derivatives).
+
+    Example::
+
+        >>> rfft_fitted(np.array([1.0, 1.0]), np.zeros(2), np.zeros(2, complex), None, None, None)
+        array([2.+0.j, 0.+0.j])
+    """
+    axes, lengths = transform_axes(x, lengths, axes, default_axes)
+    full = list(np.shape(grad))
+    for axis, length in zip(axes, lengths):
+        full[axis] = length
+    spectrum = np.fft.fftn(_fit(np.real(grad), full, axes), axes=axes, norm=norm)
+    return like_real(_fit(spectrum, np.shape(like), axes[-1:]), like)
+
+
+def _hermitian_weights(half: int, length: int, axis: int, ndim: int):
+    """1 for the first entry of a half spectrum (and the last, for an even ``length``), 2 for the others, shaped
+    to multiply along ``axis``: how often ``irfft`` reads each entry."""
+    weights = np.full(half, 2.0)
+    weights[0] = 1.0
+    if length % 2 == 0:
+        weights[-1] = 1.0
+    return weights.reshape([half if each == axis else 1 for each in range(ndim)])
 
 
 def irfft_transpose(grad, c, lengths, axes, norm, default_axes=(-1,)):
@@ -233,9 +275,22 @@ def irfft_transpose(grad, c, lengths, axes, norm, default_axes=(-1,)):
     last, length = axes[-1], np.shape(grad)[axes[-1]]
     half = length // 2 + 1
     spectrum = np.take(np.fft.ifftn(grad, axes=axes, norm=norm), np.arange(half), axis=last)
-    weights = np.full(half, 2.0)
-    weights[0] = 1.0
-    if length % 2 == 0:
-        weights[-1] = 1.0
-    spectrum = spectrum * weights.reshape([half if axis == last else 1 for axis in range(spectrum.ndim)])
+    spectrum = spectrum * _hermitian_weights(half, length, last, spectrum.ndim)
     return like_real(_fit(spectrum, np.shape(c), axes), c)
+
+
+def irfft_fitted(grad, c, like, lengths, axes, norm, default_axes=(-1,)):
+    """The transpose of ``irfft_transpose(., c, ...)`` for an adjoint ``grad`` shaped like ``c``, ``like`` the
+    real output of ``irfftn`` (for derivatives of derivatives).
+
+    Example::
+
+        >>> irfft_fitted(np.array([1.0, 0.0, 0.0]), np.zeros(3, complex), np.zeros(4), None, None, None)
+        array([0.25, 0.25, 0.25, 0.25])
+    """
+    axes, _ = transform_axes(like, lengths, axes, default_axes)
+    last, length = axes[-1], np.shape(like)[axes[-1]]
+    half = length // 2 + 1
+    shape = [half if axis == last else size for axis, size in enumerate(np.shape(like))]
+    spectrum = _fit(like_real(grad, c), shape, axes) * _hermitian_weights(half, length, last, len(shape))
+    return np.real(np.fft.ifftn(_fit(spectrum, np.shape(like), [last]), axes=axes, norm=norm))
