@@ -48,7 +48,7 @@ from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
                         parameter_names, rebound_call, refused_argument, resolve_wrt,
-                        complex_argument, complex_gradients)
+                        complex_argument, complex_gradients, holds_complex)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
@@ -167,18 +167,14 @@ class Derivative:
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
                     return _SPECIAL["objects"](self, args, kwargs)
-                elif complex_argument(args[position]) and not self.options.get("complex_params"):
-                    variant = self._complex_variant(args)   # built for complex numbers
-                    if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
-                        renamed = dict(zip(self.parameters, variant.parameters))
-                        kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
-                    result = variant(*args, **kwargs)
-                    return result if self.mode != "reverse" else complex_gradients(
-                        result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
+                elif complex_argument(args[position]):
+                    continue
                 elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
                         or kind is np.ndarray and not complex_argument(args[position]):
                     # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
+            if not self.options.get("complex_params") and holds_complex(args[:self._arity], kwargs):
+                return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
                                           self.wrt, self.as_tuple, self.options)
@@ -252,18 +248,28 @@ class Derivative:
             variant._loaded_for = self._generation
         return variant._compiled
 
-    def _complex_variant(self, args) -> "Derivative":
-        """The variant generated for complex arguments (its rules pair adjoints and tangents by
-        ``Re(sum(adjoint * tangent))``: README, "Complex numbers")."""
-        names = parameter_names(self.func)[0]
-        complex_names = tuple(names[p + self._offset] for p in self._wrt_positions
-                              if p < len(args) and complex_argument(args[p]))
+    def _call_complex_variant(self, args, kwargs):
+        """The result of the variant for complex arguments, with complex gradients for complex arguments."""
+        variant = self._complex_variant(args, kwargs)
+        if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
+            renamed = dict(zip(self.parameters, variant.parameters))
+            kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
+        result = variant(*args, **kwargs)
+        return result if self.mode != "reverse" else complex_gradients(
+            result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
+
+    def _complex_variant(self, args, kwargs=None) -> "Derivative":
+        """The variant generated for the complex arguments of this call, differentiated or not (its rules
+        pair adjoints and tangents by ``Re(sum(adjoint * tangent))``: README, "Complex numbers")."""
+        names = parameter_names(self.func)[0][self._offset:]
+        complex_names = tuple(names[p] for p in range(min(len(args), self._arity, len(names)))
+                              if complex_argument(args[p])) + tuple(
+            sorted(key for key, value in (kwargs or {}).items() if key in names and complex_argument(value)))
         variants = self.__dict__.setdefault("_complex_variants", {})
         if complex_names not in variants:
             options = {k: v for k, v in self.options.items() if k not in ("scalar_params", "param_ranks")}
             source = self._source_function()
-            if isinstance(source, Derivative) and any(p < len(args) and complex_argument(args[p])
-                                                      for p in source._wrt_positions):
+            if isinstance(source, Derivative) and holds_complex(args[:source._arity], {}):
                 source = source._complex_variant(args)   # a derivative of a derivative: of its complex variant
             variants[complex_names] = Derivative(source, self.requested_wrt, self.mode,
                                                  dict(options, complex_params=complex_names))

@@ -144,6 +144,21 @@ def complex_argument(value) -> bool:
         isinstance(value, np.ndarray) and value.dtype.kind == "c")
 
 
+def holds_complex(args, kwargs) -> bool:
+    """Whether a positional or keyword argument is a complex number or array.
+
+    Example::
+
+        >>> holds_complex((1.0, np.ones(2, complex)), {}), holds_complex((1.0,), {"k": 2.0})
+        (True, False)
+    """
+    for value in args:
+        if value.__class__ is complex or value.__class__ is np.ndarray and value.dtype.kind == "c" \
+                or isinstance(value, np.complexfloating):
+            return True
+    return any(complex_argument(value) for value in kwargs.values()) if kwargs else False
+
+
 def refused_argument(func: Callable, position: int, value) -> SrcadError:
     """The error for a differentiated argument that holds no number (a str, None, an object): ``WrtError``.
 
