@@ -1,5 +1,6 @@
 """Rules for the functions of complex numbers that are not holomorphic: ``|z|``, real and imaginary parts,
-the conjugate, the phase, ``np.real_if_close``, and the marker of a real value read among complex ones.
+the conjugate, the phase, ``np.real_if_close``, the marker of a real value read among complex ones, and
+``complex(a, b)`` of two real numbers.
 
 In a function that computes with complex numbers, srcad calls these
 functions by their names in ``srcad.runtime.spectral`` (``complex_abs`` for
@@ -126,3 +127,14 @@ def unit_phase_adjoint(y, z):   # infinite at z == 0, where z / |z| jumps
 @tangent(spectral.unit_phase)
 def unit_phase_tangent(y, z):
     d[y] = (d[z] - y * np.real(np.conj(y) * d[z])) / np.abs(z)
+
+
+@adjoint(complex)
+def complex_adjoint(y, real=0.0, imag=0.0):   # y = real + 1j * imag, from two real numbers
+    d[real] = np.real(d[y])
+    d[imag] = -np.imag(d[y])
+
+
+@tangent(complex)
+def complex_tangent(y, real=0.0, imag=0.0):
+    d[y] = d[real] + 1j * d[imag]

@@ -173,7 +173,7 @@ class Derivative:
                         or kind is np.ndarray and not complex_argument(args[position]):
                     # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
-            if not self.options.get("complex_params") and holds_complex(args[:self._arity], kwargs):
+            if "complex_params" not in self.options and holds_complex(args[:self._arity], kwargs):
                 return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,

@@ -904,6 +904,7 @@ SPECS += [
     Spec(np.conjugate, "np.conj(x) * y + np.conjugate(x)", [((3,), (3,))], domain="complex", tag="complex"),
     Spec(np.angle, "np.angle(x)", UNARY, domain="complex_nonzero", tag="complex"),
     Spec(np.real_if_close, "np.real_if_close(x)", [(3,)], domain="complex", tag="complex"),
+    Spec(complex, "complex(x, y) * (2.0 - 1.0j)", [(PYFLOAT, PYFLOAT), ((), ())]),
     Spec(runtime.real_input, "runtime.real_input(x)", [(3,)]),
     Spec(runtime.complex_abs, "runtime.complex_abs(x)", [(3,)], domain="complex_nonzero"),
     Spec(runtime.unit_phase, "runtime.unit_phase(x)", [(3,)], domain="complex_nonzero"),

@@ -251,8 +251,8 @@ class _ComplexRewriter:
     def check(self, call, function):
         """Refuse a call on complex numbers whose rule srcad has not checked for them."""
         if function is None or id(function) in _COMPLEX_RULES or id(function) in map(id, _NOT_HOLOMORPHIC) \
-                or isinstance(function, type) or lookup(function, self.unit.mode) is None:
-            return
+                or function is not np.sign and (isinstance(function, type) or lookup(function, self.unit.mode) is None):
+            return   # np.sign is piecewise constant on the reals only: z / |z| on complex numbers
         label = dotted_name(call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else "this call"
         raise self.unit.error(call, ComplexError, f"`{label}` of a complex number has no derivative in srcad "
                               f"(its rule is checked for real numbers only)", HINT)
