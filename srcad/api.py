@@ -126,6 +126,8 @@ class Derivative:
         self._scalar_generation = -1
         # None: decide on the first array call; False: never; else {argument ranks: variant}
         self._arity = len(positional) - offset
+        # f's positional parameters left out of wrt: a complex number there also asks for the complex variant
+        self._other_positions = tuple(p for p in range(self._arity) if p not in self._wrt_positions)
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
             or offset or self._fixed else None
 
@@ -153,7 +155,7 @@ class Derivative:
                     return result if clean(result) else settled(self, result, args, kwargs)
             if self._shared_check is not None:
                 self._shared_check(args)
-            containers = False
+            containers = complex_seen = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
                     continue
@@ -168,12 +170,14 @@ class Derivative:
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
                     return _SPECIAL["objects"](self, args, kwargs)
                 elif complex_argument(args[position]):
-                    continue
+                    complex_seen = True
                 elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
                         or kind is np.ndarray and not complex_argument(args[position]):
                     # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
-            if "complex_params" not in self.options and holds_complex(args[:self._arity], kwargs):
+            if (complex_seen or self._other_positions and holds_complex(
+                    [args[p] for p in self._other_positions if p < len(args)], ()) or kwargs and holds_complex(
+                    (), kwargs)) and "complex_params" not in self.options:
                 return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
