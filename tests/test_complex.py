@@ -79,6 +79,12 @@ def test_each_argument_alone_with_the_others_complex_constants(body, names, args
         check_forward(f, args, wrt=position)
 
 
+def test_check_grads_moves_real_and_imaginary_parts_to_second_order():
+    f = _function("np.sum(np.abs(np.fft.fft(z) * x) ** 2 + np.angle(z))", "z, x")
+    srcad.check_grads(f, (Z, X), order=2)
+    srcad.check_grads(_function("np.abs(z) ** 3", "z"), (1 + 2j,), order=2)
+
+
 def test_autograds_value_of_the_gradient_of_abs():
     def f(z):
         return np.sum(np.abs(z))
