@@ -47,6 +47,7 @@ CASES = [
     ("np.transpose(m)[:, 1] * z[::-1]", "m, z", (M, Z)),
     ("np.sum(np.abs(z * C) + np.real_if_close(z))", "z", (Z,)),
     ("np.abs(np.sum(z)) * x", "z, x", (Z, X)),
+    ("z ** w + z ** x + np.abs(x) ** z + 2.0 ** w + np.power(w, 2.5)", "z, w, x", (Z, W, X)),
     ("np.ravel(np.expand_dims(z, 0)) * np.squeeze(np.reshape(w, (1, 3)))", "z, w", (Z, W)),
     ("np.negative(np.add(z, w)) + np.positive(np.subtract(z, x)) * np.divide(w, z) - np.true_divide(z, 2.0)",
      "z, w, x", (Z, W, X)),

@@ -169,9 +169,9 @@ _COMPLEX_RULES = frozenset(map(id, (
     np.sum, np.mean, np.prod, np.dot, np.matmul, np.einsum, np.reshape, np.transpose, np.ravel, np.concatenate,
     np.stack, np.expand_dims, np.squeeze, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn,
     np.fft.ifftn, np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
-    np.fft.fftshift, np.fft.ifftshift, spectral.real_input, spectral.like_real, spectral.like_kind, spectral.unit_phase, spectral.fft_transpose,
-    spectral.fft_fitted, spectral.rfft_transpose, spectral.rfft_fitted, spectral.irfft_transpose,
-    spectral.irfft_fitted, *set(_NOT_HOLOMORPHIC.values()))))
+    np.fft.fftshift, np.fft.ifftshift, np.power, spectral.real_input, spectral.like_real, spectral.like_kind,
+    spectral.unit_phase, spectral.fft_transpose, spectral.fft_fitted, spectral.rfft_transpose, spectral.rfft_fitted,
+    spectral.irfft_transpose, spectral.irfft_fitted, *set(_NOT_HOLOMORPHIC.values()))))
 # srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
 # conjugate: a derivative of complex code is differentiated again through them
 _COMPLEX_RULES |= frozenset(map(id, (
