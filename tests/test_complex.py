@@ -93,6 +93,21 @@ def test_autograds_value_of_the_gradient_of_abs():
     np.testing.assert_allclose(srcad.grad(f)(np.array([1 + 2j])), [0.4472136 - 0.89442719j])
 
 
+@pytest.mark.parametrize("body", ["np.sum(np.real(x))", "np.sum(np.real_if_close(x))"])
+def test_the_gradient_has_its_arguments_kind(body):
+    # autograd's test_real_type / test_real_if_close_type
+    df = srcad.grad(_function(body, "x"))
+    assert np.isrealobj(df(2.0)) and df(2.0) == 1.0
+    assert np.iscomplexobj(df(1.0j)) and df(1.0j) == 1.0
+
+
+@pytest.mark.parametrize("body", ["np.angle(x)", "np.abs(x)"])
+@pytest.mark.parametrize("x", [0.7, 1.1 + 1.2j, -0.4 + 0.9j])
+def test_angle_and_abs_and_their_gradients_real_and_complex(body, x):
+    # autograd's test_angle_real/complex and test_abs_real/complex: the function and its gradient, checked
+    srcad.check_grads(_function(body, "x"), (x,), order=2)
+
+
 def test_gradient_is_df_dx_minus_i_df_dy():
     def f(z):
         return np.real(z) ** 2 * 3.0 + np.imag(z) * 5.0
