@@ -116,7 +116,8 @@ def test_gradient_is_df_dx_minus_i_df_dy():
 
 
 def test_holomorphic_gradient_of_a_complex_output_is_its_derivative():
-    # autograd's grad of a holomorphic f with a complex result is f'(z): the gradient of Re f
+    # the gradient of Re f, which for a holomorphic f is f'(z): autograd's holomorphic_grad (its grad refuses
+    # a complex result)
     def f(z):
         return np.sin(z) * z
     z = 0.3 + 0.4j
