@@ -142,5 +142,6 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "normal_mean_grad", "normal_cov_grad", "normal_x_tangent", "normal_cov_tangent", "full_padding",
            "item_gradients", "pack", "unpack", "keys_of", "sorting_order", "permuted",
            "unpermuted", "pairs_grad", "pairs_tangent", "real_input", "like_real", "like_kind", "close_real",
-           "unit_phase", "complex_abs", "real_part", "imag_part", "conjugate", "phase", "fft_transpose", "fft_fitted", "rfft_fitted", "irfft_fitted",
+           "unit_phase", "complex_abs", "real_part", "imag_part", "conjugate", "phase", "fft_transpose", "fft_fitted",
+           "rfft_fitted", "irfft_fitted",
            "rfft_transpose", "irfft_transpose"]
