@@ -175,7 +175,8 @@ class Derivative:
                         or kind is np.ndarray and not complex_argument(args[position]):
                     # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
-            if (complex_seen or self._other_positions and holds_complex(
+            if (complex_seen or containers and holds_complex([args[p] for p in self._wrt_positions if p < len(args)], ())
+                    or self._other_positions and holds_complex(
                     [args[p] for p in self._other_positions if p < len(args)], ()) or kwargs and holds_complex(
                     (), kwargs)) and "complex_params" not in self.options:
                 return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
@@ -267,8 +268,8 @@ class Derivative:
         pair adjoints and tangents by ``Re(sum(adjoint * tangent))``: README, "Complex numbers")."""
         names = parameter_names(self.func)[0][self._offset:]
         complex_names = tuple(names[p] for p in range(min(len(args), self._arity, len(names)))
-                              if complex_argument(args[p])) + tuple(
-            sorted(key for key, value in (kwargs or {}).items() if key in names and complex_argument(value)))
+                              if holds_complex((args[p],), ())) + tuple(
+            sorted(key for key, value in (kwargs or {}).items() if key in names and holds_complex((value,), ())))
         variants = self.__dict__.setdefault("_complex_variants", {})
         if complex_names not in variants:
             options = {k: v for k, v in self.options.items() if k not in ("scalar_params", "param_ranks")}

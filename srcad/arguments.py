@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import types
 from typing import Callable, Dict, List, Sequence, Tuple, Union
 
@@ -156,7 +157,10 @@ def holds_complex(args, kwargs) -> bool:
         if value.__class__ is complex or value.__class__ is np.ndarray and value.dtype.kind == "c" \
                 or isinstance(value, np.complexfloating):
             return True
-    return any(complex_argument(value) for value in kwargs.values()) if kwargs else False
+        if isinstance(value, (tuple, list, dict)) and holds_complex(
+                value.values() if isinstance(value, dict) else value, ()):   # a container of complex arrays
+            return True
+    return any(holds_complex((value,), ()) for value in kwargs.values()) if kwargs else False
 
 
 def refused_argument(func: Callable, position: int, value) -> SrcadError:
@@ -220,7 +224,8 @@ def complex_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str,
     positional = parameter_names(func)[0]
     for index, name in enumerate(wrt):
         position = positional.index(name) - offset if name in positional else -1
-        if 0 <= position < len(args) and complex_argument(args[position]) and not np.iscomplexobj(entries[index]):
+        if 0 <= position < len(args) and complex_argument(args[position]) and isinstance(
+                entries[index], (numbers.Number, np.ndarray)) and not np.iscomplexobj(entries[index]):
             entries[index] = entries[index] + 0j
     grads = entries[0] if single else type(grads)(entries)
     if options.get("with_value"):

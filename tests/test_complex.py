@@ -86,6 +86,17 @@ def test_check_grads_moves_real_and_imaginary_parts_to_second_order():
     srcad.check_grads(_function("np.abs(z) ** 3", "z"), (1 + 2j,), order=2)
 
 
+def test_complex_arrays_inside_a_tuple_argument():
+    # the same function with the arrays as separate arguments is checked against finite differences
+    packed = _function("np.sum(np.abs(zs[0] * zs[1]) + np.real(zs[1]) * x)", "zs, x")
+    separate = _function("np.sum(np.abs(z * w) + np.real(w) * x)", "z, w, x")
+    check_reverse(separate, (Z, W, X))
+    (grad_z, grad_w), grad_x = srcad.grad(packed, wrt=("zs", "x"))((Z, W), X)
+    expected = srcad.grad(separate, wrt=("z", "w", "x"))(Z, W, X)
+    for got, want in zip((grad_z, grad_w, grad_x), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_autograds_value_of_the_gradient_of_abs():
     def f(z):
         return np.sum(np.abs(z))
