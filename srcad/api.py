@@ -48,7 +48,7 @@ from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
                         parameter_names, rebound_call, refused_argument, resolve_wrt,
-                        complex_argument, complex_gradients, holds_complex)
+                        complex_argument, complex_fields_error, complex_gradients, holds_complex)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .shared_arguments import shared_arguments_check
@@ -137,6 +137,7 @@ class Derivative:
         try:
             if not self._current():
                 if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
+                    self._refuse_complex_fields(args)
                     return _SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
             scalars = self._scalar_variant is not False and not kwargs and args
@@ -168,6 +169,7 @@ class Derivative:
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
+                    self._refuse_complex_fields(args)
                     return _SPECIAL["objects"](self, args, kwargs)
                 elif complex_argument(args[position]):
                     complex_seen = True
@@ -252,6 +254,14 @@ class Derivative:
             variant._load()
             variant._loaded_for = self._generation
         return variant._compiled
+
+    def _refuse_complex_fields(self, args) -> None:
+        """Raise ``ComplexError`` for a differentiated object with a complex field (fields get the real rules)."""
+        for position in self._wrt_positions:
+            if position < len(args) and is_container(args[position]):
+                refusal = complex_fields_error(self.func, position + self._offset, args[position])
+                if refusal is not None:
+                    raise refusal
 
     def _call_complex_variant(self, args, kwargs):
         """The result of the variant for complex arguments, with complex gradients for complex arguments."""

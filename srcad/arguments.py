@@ -34,12 +34,12 @@ import functools
 import inspect
 import numbers
 import types
-from typing import Callable, Dict, List, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import gast
 import numpy as np
 
-from .errors import SeedError, SrcadError, WrtError, located
+from .errors import ComplexError, SeedError, SrcadError, WrtError, located
 from .frontend.source import parse_function, unwrap
 from .trees import container_fields, is_container, with_fields
 
@@ -161,6 +161,28 @@ def holds_complex(args, kwargs) -> bool:
                 value.values() if isinstance(value, dict) else value, ()):   # a container of complex arrays
             return True
     return any(holds_complex((value,), ()) for value in kwargs.values()) if kwargs else False
+
+
+def complex_fields_error(func: Callable, position: int, value) -> Optional[ComplexError]:
+    """The error for an object argument with a complex field (objects are differentiated field by field with
+    the real rules), else None.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> def f(p):
+        ...     return p.z * 2.0
+        >>> type(complex_fields_error(f, 0, SimpleNamespace(z=np.ones(2, complex)))).__name__
+        'ComplexError'
+    """
+    fields = value._asdict() if hasattr(value, "_asdict") else dict(getattr(value, "__dict__", {}))
+    complex_names = [name for name, held in fields.items() if holds_complex((held,), ())]
+    if not complex_names:
+        return None
+    name = parameter_names(func)[0][position]
+    return ComplexError(f"cannot differentiate {getattr(func, '__name__', 'f')} with respect to `{name}`: its "
+                        f"field `{complex_names[0]}` is complex, and srcad differentiates the fields of an object "
+                        f"with the rules for real numbers; pass `{name}.{complex_names[0]}` as an argument of its own")
 
 
 def refused_argument(func: Callable, position: int, value) -> SrcadError:

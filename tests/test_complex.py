@@ -142,6 +142,13 @@ def test_real_argument_gets_a_real_gradient():
     assert gradient[0].dtype == np.complex128 and gradient[1].dtype == np.float64
 
 
+def test_an_object_with_a_complex_field_is_refused():
+    from types import SimpleNamespace
+    f = make_function("def f(p):\n    return np.sum(np.abs(p.z * p.x))\n", {"np": np})
+    with pytest.raises(srcad.ComplexError, match="field `z` is complex"):
+        srcad.grad(f)(SimpleNamespace(z=Z, x=X))
+
+
 def test_an_unchecked_rule_on_complex_numbers_is_refused():
     f = make_function("def f(z):\n    return np.sum(np.maximum(z, 0.0).real)\n", {"np": np})
     g = make_function("def f(z):\n    return np.abs(np.tan(np.cumsum(z))[0])\n", {"np": np})
