@@ -19,13 +19,14 @@ einsum, convolutions, norms), ``decompositions`` (inv, solve, det,
 cholesky, eigh, eig, svd, pinv, qr, lstsq), ``numerical`` (diff, gradient,
 trapezoid, interp, polyval), ``construction`` (array, copy, full), ``iteration`` (tuple, list, dict,
 sorted, set),
-``fft`` (numpy.fft's real functions), ``special`` (scipy.special),
+``fft`` (numpy.fft), ``complex_parts`` (|z|, real and imaginary parts, conjugate, phase), ``special`` (scipy.special),
 ``scipy_linalg``, ``scipy_stats``, ``scipy_signal``, ``scipy_integrate``,
 ``runtime_helpers``, ``runtime_helpers_linalg``, ``runtime_helpers_reductions`` and ``tape`` (srcad's
 own helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
-               indexing, joining, linalg, decompositions, numerical, construction, iteration, fft, nondifferentiable,
+               indexing, joining, linalg, decompositions, numerical, construction, iteration, fft, complex_parts,
+               nondifferentiable,
                runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical,
                tape)
 from . import optional

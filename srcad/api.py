@@ -47,7 +47,8 @@ from .frontend import loader, tracebacks
 from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
-                        parameter_names, rebound_call, refused_argument, resolve_wrt)
+                        parameter_names, rebound_call, refused_argument, resolve_wrt,
+                        complex_argument, complex_fields_error, complex_gradients, holds_complex)
 from .overflow import clean, settled
 from .pipeline import build, use_derivative_service
 from .runtime.checkpointing import checked_snapshots
@@ -127,6 +128,8 @@ class Derivative:
         self._scalar_generation = -1
         # None: decide on the first array call; False: never; else {argument ranks: variant}
         self._arity = len(positional) - offset
+        # f's positional parameters left out of wrt: a complex number there also asks for the complex variant
+        self._other_positions = tuple(p for p in range(self._arity) if p not in self._wrt_positions)
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
             or offset or self._fixed else None
 
@@ -136,6 +139,7 @@ class Derivative:
         try:
             if not self._current():
                 if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
+                    self._refuse_complex_fields(args)
                     return _SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
             scalars = self._scalar_variant is not False and not kwargs and args
@@ -154,7 +158,7 @@ class Derivative:
                     return result if clean(result) else settled(self, result, args, kwargs)
             if self._shared_check is not None:
                 self._shared_check(args)
-            containers = False
+            containers = complex_seen = False
             for position in self._wrt_positions:   # an int or bool has no derivative: say so
                 if position >= len(args):
                     continue
@@ -169,10 +173,19 @@ class Derivative:
                 if isinstance(args[position], _CONTAINERS):
                     containers = True
                 elif is_container(args[position]):   # a dataclass, an object holding arrays
+                    self._refuse_complex_fields(args)
                     return _SPECIAL["objects"](self, args, kwargs)
-                elif not isinstance(args[position], numbers.Real) or kind is np.ndarray:
-                    # a complex number or array, a str, None...: no real derivative to give
+                elif complex_argument(args[position]):
+                    complex_seen = True
+                elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
+                        or kind is np.ndarray and not complex_argument(args[position]):
+                    # a str, None...: no derivative to give
                     raise refused_argument(self.func, position + self._offset, args[position])
+            if (complex_seen or containers and holds_complex([args[p] for p in self._wrt_positions if p < len(args)], ())
+                    or self._other_positions and holds_complex(
+                    [args[p] for p in self._other_positions if p < len(args)], ()) or kwargs and holds_complex(
+                    (), kwargs)) and "complex_params" not in self.options:
+                return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
             if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
                 result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
                                           self.wrt, self.as_tuple, self.options)
@@ -245,6 +258,41 @@ class Derivative:
             variant._load()
             variant._loaded_for = self._generation
         return variant._compiled
+
+    def _refuse_complex_fields(self, args) -> None:
+        """Raise ``ComplexError`` for a differentiated object with a complex field (fields get the real rules)."""
+        for position in self._wrt_positions:
+            if position < len(args) and is_container(args[position]):
+                refusal = complex_fields_error(self.func, position + self._offset, args[position])
+                if refusal is not None:
+                    raise refusal
+
+    def _call_complex_variant(self, args, kwargs):
+        """The result of the variant for complex arguments, with complex gradients for complex arguments."""
+        variant = self._complex_variant(args, kwargs)
+        if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
+            renamed = dict(zip(self.parameters, variant.parameters))
+            kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
+        result = variant(*args, **kwargs)
+        return result if self.mode != "reverse" else complex_gradients(
+            result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
+
+    def _complex_variant(self, args, kwargs=None) -> "Derivative":
+        """The variant generated for the complex arguments of this call, differentiated or not (its rules
+        pair adjoints and tangents by ``Re(sum(adjoint * tangent))``: README, "Complex numbers")."""
+        names = parameter_names(self.func)[0][self._offset:]
+        complex_names = tuple(names[p] for p in range(min(len(args), self._arity, len(names)))
+                              if holds_complex((args[p],), ())) + tuple(
+            sorted(key for key, value in (kwargs or {}).items() if key in names and holds_complex((value,), ())))
+        variants = self.__dict__.setdefault("_complex_variants", {})
+        if complex_names not in variants:
+            options = {k: v for k, v in self.options.items() if k not in ("scalar_params", "param_ranks")}
+            source = self._source_function()
+            if isinstance(source, Derivative) and holds_complex(args[:source._arity], {}):
+                source = source._complex_variant(args)   # a derivative of a derivative: of its complex variant
+            variants[complex_names] = Derivative(source, self.requested_wrt, self.mode,
+                                                 dict(options, complex_params=complex_names))
+        return variants[complex_names]
 
     _loaded_for = -1   # for a rank variant: the generation of the derivative it was loaded for
     _examples: Optional[Dict[str, Any]] = None   # for a variant differentiating containers: one of each

@@ -32,13 +32,14 @@ from __future__ import annotations
 
 import functools
 import inspect
+import numbers
 import types
-from typing import Callable, Dict, List, Sequence, Tuple, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import gast
 import numpy as np
 
-from .errors import COMPLEX_WHY, ComplexError, SeedError, SrcadError, WrtError, located
+from .errors import ComplexError, SeedError, SrcadError, WrtError, located
 from .frontend.source import parse_function, unwrap
 from .trees import container_fields, is_container, with_fields
 
@@ -132,25 +133,70 @@ def integer_argument(func: Callable, position: int, value) -> WrtError:
                     f"{name}.astype(float)), or leave `{name}` out of wrt")
 
 
+def complex_argument(value) -> bool:
+    """Whether ``value`` is a complex number or a complex array (differentiated by the complex rules).
+
+    Example::
+
+        >>> complex_argument(1j), complex_argument(np.ones(2))
+        (True, False)
+    """
+    return isinstance(value, (complex, np.complexfloating)) or (
+        isinstance(value, np.ndarray) and value.dtype.kind == "c")
+
+
+def holds_complex(args, kwargs) -> bool:
+    """Whether a positional or keyword argument is a complex number or array.
+
+    Example::
+
+        >>> holds_complex((1.0, np.ones(2, complex)), {}), holds_complex((1.0,), {"k": 2.0})
+        (True, False)
+    """
+    for value in args:
+        if value.__class__ is complex or value.__class__ is np.ndarray and value.dtype.kind == "c" \
+                or isinstance(value, np.complexfloating):
+            return True
+        if isinstance(value, (tuple, list, dict)) and holds_complex(
+                value.values() if isinstance(value, dict) else value, ()):   # a container of complex arrays
+            return True
+    return any(holds_complex((value,), ()) for value in kwargs.values()) if kwargs else False
+
+
+def complex_fields_error(func: Callable, position: int, value) -> Optional[ComplexError]:
+    """The error for an object argument with a complex field (objects are differentiated field by field with
+    the real rules), else None.
+
+    Example::
+
+        >>> from types import SimpleNamespace
+        >>> def f(p):
+        ...     return p.z * 2.0
+        >>> type(complex_fields_error(f, 0, SimpleNamespace(z=np.ones(2, complex)))).__name__
+        'ComplexError'
+    """
+    fields = value._asdict() if hasattr(value, "_asdict") else dict(getattr(value, "__dict__", {}))
+    complex_names = [name for name, held in fields.items() if holds_complex((held,), ())]
+    if not complex_names:
+        return None
+    name = parameter_names(func)[0][position]
+    return ComplexError(f"cannot differentiate {getattr(func, '__name__', 'f')} with respect to `{name}`: its "
+                        f"field `{complex_names[0]}` is complex, and srcad differentiates the fields of an object "
+                        f"with the rules for real numbers; pass `{name}.{complex_names[0]}` as an argument of its own")
+
+
 def refused_argument(func: Callable, position: int, value) -> SrcadError:
-    """The error for a differentiated argument that holds no real number: ``ComplexError`` for a complex
-    number or array, ``WrtError`` for anything else (a str, None, an object).
+    """The error for a differentiated argument that holds no number (a str, None, an object): ``WrtError``.
 
     Example::
 
         >>> def f(x):
         ...     return x * 2.0
-        >>> type(refused_argument(f, 0, 1j)).__name__, type(refused_argument(f, 0, "a")).__name__
-        ('ComplexError', 'WrtError')
+        >>> type(refused_argument(f, 0, "a")).__name__
+        'WrtError'
     """
     name = parameter_names(func)[0][position]
     label = getattr(func, "__name__", "f")
-    complex_kind = isinstance(value, (complex, np.complexfloating)) or (
-        isinstance(value, np.ndarray) and value.dtype.kind == "c")
-    if complex_kind:
-        return ComplexError(f"cannot differentiate {label} with respect to `{name}`: it is complex "
-                            f"({type(value).__name__}), and {COMPLEX_WHY}; pass its real and imaginary "
-                            f"parts as two float arguments ({name}.real, {name}.imag)")
     return WrtError(f"cannot differentiate {label} with respect to `{name}`: it is {type(value).__name__} "
                     f"{value!r:.40}, which holds no float; pass floats or float arrays, or leave `{name}` out of "
                     f"wrt (e.g. wrt=0 for the first parameter only)")
@@ -177,6 +223,33 @@ def mirror_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, 
         if 0 <= position < len(args):
             entries[index] = like_structure(entries[index], args[position])
     grads = entries[0] if single else tuple(entries)
+    if options.get("with_value"):
+        return (result[0], grads)
+    return (grads,) + tuple(result[1:]) if options.get("has_aux") else grads
+
+
+def complex_gradients(result, args, func: Callable, offset: int, wrt: Tuple[str, ...], as_tuple: bool,
+                      options: Dict):
+    """``result`` of a reverse derivative with the gradient of each complex argument complex too (the
+    gradient of ``np.mean(z)`` is real-valued, and still a complex number).
+
+    Example::
+
+        >>> def f(z):
+        ...     return np.real(z)
+        >>> complex_gradients(1.0, (1j,), f, 0, ("z",), False, {})
+        (1+0j)
+    """
+    grads = result[1] if options.get("with_value") else result[0] if options.get("has_aux") else result
+    single = len(wrt) == 1 and not as_tuple
+    entries = [grads] if single else list(grads)
+    positional = parameter_names(func)[0]
+    for index, name in enumerate(wrt):
+        position = positional.index(name) - offset if name in positional else -1
+        if 0 <= position < len(args) and complex_argument(args[position]) and isinstance(
+                entries[index], (numbers.Number, np.ndarray)) and not np.iscomplexobj(entries[index]):
+            entries[index] = entries[index] + 0j
+    grads = entries[0] if single else type(grads)(entries)
     if options.get("with_value"):
         return (result[0], grads)
     return (grads,) + tuple(result[1:]) if options.get("has_aux") else grads

@@ -12,7 +12,10 @@ Contract:
   along a random direction ``v`` of one ``wrt`` argument at a time (so a
   failure names the argument) and its output is projected on a random
   cotangent ``u``.  Finite differences are central, in float64, with step
-  ``eps * max(1, |x|_inf)``; the inputs are never modified.
+  ``eps * max(1, |x|_inf)``; the inputs are never modified.  A complex
+  argument moves in a complex direction (real and imaginary parts), values
+  pair by ``Re(sum(a * b))`` (README, "Complex numbers"), and ``wrt=None``
+  takes complex arguments as well as float ones.
 - ``order=1``: reverse mode checks ``<u, (f(x+hv) - f(x-hv)) / 2h>`` against
   ``<vjp(u), v>``; forward mode checks ``jvp(v)`` against the central
   difference elementwise.
@@ -58,7 +61,7 @@ DEFAULT_RTOL = {1: 1e-5, 2: 1e-4}
 def _leaves(value) -> List[np.ndarray]:
     if isinstance(value, (tuple, list)):
         return [leaf for item in value for leaf in _leaves(item)]
-    return [np.asarray(value, dtype=np.float64)]
+    return [np.asarray(value, dtype=np.complex128 if np.iscomplexobj(value) else np.float64)]
 
 
 def _random_like(value, rng):
@@ -67,21 +70,25 @@ def _random_like(value, rng):
         return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     if isinstance(value, numbers.Real) and not isinstance(value, np.generic):
         return float(rng.standard_normal())
+    if np.iscomplexobj(value):   # a complex argument moves in its real and imaginary parts
+        pair = rng.standard_normal((2,) + np.shape(value))
+        return complex(pair[0] + 1j * pair[1]) if isinstance(value, complex) else pair[0] + 1j * pair[1]
     return rng.standard_normal(np.shape(value))
 
 
 def _zeros_like(value):
     if isinstance(value, numbers.Real) and not isinstance(value, (np.ndarray, np.generic)):
         return 0.0
-    return np.zeros(np.shape(value))
+    return np.zeros(np.shape(value), dtype=np.complex128 if np.iscomplexobj(value) else np.float64)
 
 
 def _inner(a, b) -> float:
-    return float(sum(np.sum(x * y) for x, y in zip(_leaves(a), _leaves(b))))
+    """``Re(sum(a * b))``: srcad's pairing of an adjoint with a tangent (README, "Complex numbers")."""
+    return float(sum(np.real(np.sum(x * y)) for x, y in zip(_leaves(a), _leaves(b))))
 
 
 def _norm(a) -> float:
-    return float(np.sqrt(sum(np.sum(x * x) for x in _leaves(a))))
+    return float(np.sqrt(sum(np.sum(np.abs(x) ** 2) for x in _leaves(a))))
 
 
 def _is_float_value(value) -> bool:
@@ -89,7 +96,9 @@ def _is_float_value(value) -> bool:
         return False
     if isinstance(value, float):
         return True
-    return isinstance(value, (np.ndarray, np.floating)) and np.asarray(value).dtype.kind == "f"
+    if isinstance(value, complex):
+        return True
+    return isinstance(value, (np.ndarray, np.floating, np.complexfloating)) and np.asarray(value).dtype.kind in "fc"
 
 
 # --------------------------------------------------------------------------
@@ -121,8 +130,11 @@ def _moved(args, position, direction, h):
     base = args[position]
     if isinstance(base, numbers.Real) and not isinstance(base, (np.ndarray, np.generic)):
         moved[position] = float(base) + h * float(direction)
+    elif isinstance(base, complex) and not isinstance(base, np.generic):
+        moved[position] = complex(base) + h * complex(direction)
     else:
-        moved[position] = np.asarray(base, dtype=np.float64) + h * direction
+        moved[position] = np.asarray(base, dtype=np.complex128 if np.iscomplexobj(base) else np.float64) \
+            + h * direction
     return moved
 
 

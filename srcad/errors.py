@@ -66,12 +66,10 @@ class SeedError(SrcadError):
 
 
 class ComplexError(SrcadError):
-    """A complex number met a differentiated value: srcad differentiates real numbers only, for now."""
+    """A complex number reached a function whose derivative srcad does not give for complex numbers
+    (README, "Complex numbers", lists those it does)."""
 
 
-# why every ComplexError is raised, in its message
-COMPLEX_WHY = ("srcad differentiates real numbers only for now (complex derivatives need conventions, "
-               "conjugates among them, that it does not implement yet)")
 
 
 class VerificationError(SrcadError):

@@ -15,6 +15,10 @@ Contract:
   directional derivative, elementwise.
 - ``check_forward_reverse(f, args, wrt)`` checks ``<u, Jv> = <J^T u, v>`` to a
   relative ``AGREE_RTOL`` (both sides from srcad, no finite differences).
+- Complex arguments are perturbed in their real and imaginary parts
+  (complex random directions) and values are paired by ``Re(sum(a * b))``
+  (``inner``): srcad's convention (README, "Complex numbers"), under which
+  ``<u, FD Jv> = <vjp(u), v>`` is the identity every check tests.
 - ``wrt`` is passed to srcad exactly as given (an int, a name, or a tuple of
   them); ``None`` means every argument, as a tuple.  A failed check raises
   ``AssertionError`` saying which function, argument and numbers disagree.
@@ -100,19 +104,25 @@ DOMAINS = {
     "spd": _spd,                                                       # cholesky
     "wellcond": _well_conditioned,                                     # inv, solve, det
     "symmetric": _symmetric_spread,                                    # eigh
+    "complex": lambda rng, shape: rng.standard_normal(shape) + 1j * rng.standard_normal(shape),
+    "complex_nonzero": lambda rng, shape: (rng.uniform(0.5, 2.0, shape)   # |z|, angle, denominators, log
+                                           * np.exp(1j * rng.uniform(-3.0, 3.0, shape))),
 }
 
 PYFLOAT = float  # a "shape" meaning: a Python float, not an array
 
 
 def random_input(shape, domain: str = "real", rng=None, dtype=np.float64):
-    """A random value of ``shape`` (a tuple, or ``float`` for a Python float) inside ``domain``."""
+    """A random value of ``shape`` (a tuple, or ``float`` for a Python float) inside ``domain`` (complex128, or a
+    Python complex, for the ``complex`` domains)."""
     rng = np.random.default_rng(0) if rng is None else rng
     if domain not in DOMAINS:
         raise ValueError(f"unknown domain {domain!r}; use one of {sorted(DOMAINS)}")
+    complex_domain = domain.startswith("complex")
     if shape is PYFLOAT:
-        return float(DOMAINS[domain](rng, ()))
-    return np.asarray(DOMAINS[domain](rng, tuple(shape)), dtype=dtype)
+        value = DOMAINS[domain](rng, ())
+        return complex(value) if complex_domain else float(value)
+    return np.asarray(DOMAINS[domain](rng, tuple(shape)), dtype=np.complex128 if complex_domain else dtype)
 
 
 def shape_label(shape) -> str:
@@ -147,10 +157,10 @@ def make_function(text: str, namespace: Dict[str, Any]) -> Callable:
 # structures: outputs may be arrays, floats or tuples of them
 
 def leaves(value) -> List[np.ndarray]:
-    """The arrays of a (possibly nested tuple/list) value, as float64 arrays."""
+    """The arrays of a (possibly nested tuple/list) value, as float64 (complex128 for complex) arrays."""
     if isinstance(value, (tuple, list)):
         return [leaf for item in value for leaf in leaves(item)]
-    return [np.asarray(value, dtype=np.float64)]
+    return [np.asarray(value, dtype=np.complex128 if np.iscomplexobj(value) else np.float64)]
 
 
 def _same_kind(value, items):
@@ -166,22 +176,26 @@ def like(value, rng):
         return _same_kind(value, [like(item, rng) for item in value])
     if isinstance(value, numbers.Real) and not isinstance(value, np.generic):
         return float(rng.standard_normal())
+    if np.iscomplexobj(value):   # a complex perturbation: real and imaginary parts both move
+        pair = rng.standard_normal((2,) + np.shape(value))
+        return complex(pair[0] + 1j * pair[1]) if isinstance(value, complex) else pair[0] + 1j * pair[1]
     return rng.standard_normal(np.shape(value))
 
 
 def inner(a, b) -> float:
-    """The Euclidean inner product of two values with the same structure."""
+    """The pairing ``Re(sum(a * b))`` of two values with the same structure: the Euclidean inner product
+    of real values, and srcad's pairing of an adjoint with a tangent for complex ones (no conjugate)."""
     la, lb = leaves(a), leaves(b)
     assert len(la) == len(lb), f"structures differ: {len(la)} vs {len(lb)} arrays"
     total = 0.0
     for x, y in zip(la, lb):
         assert x.shape == y.shape, f"shapes differ: {x.shape} vs {y.shape}"
-        total += float(np.sum(x * y))
+        total += float(np.real(np.sum(x * y)))
     return total
 
 
 def norm(a) -> float:
-    return float(np.sqrt(sum(float(np.sum(x * x)) for x in leaves(a))))
+    return float(np.sqrt(sum(float(np.sum(np.abs(x) ** 2)) for x in leaves(a))))
 
 
 def snapshot(value):
@@ -231,7 +245,7 @@ def as_tuple(result, wrt) -> tuple:
 
 def _float64(value):
     if isinstance(value, np.ndarray):
-        return value.astype(np.float64)
+        return value.astype(np.complex128 if value.dtype.kind == "c" else np.float64)
     return value
 
 
@@ -272,7 +286,7 @@ def assert_like_argument(gradient, argument, what="gradient") -> None:
     """``gradient`` has ``argument``'s shape, and its dtype when the argument is a float array."""
     assert np.shape(gradient) == np.shape(argument), (
         f"{what} has shape {np.shape(gradient)} but its argument has shape {np.shape(argument)}")
-    if isinstance(argument, np.ndarray) and argument.dtype.kind == "f":
+    if isinstance(argument, np.ndarray) and argument.dtype.kind in "fc":
         dtype = np.asarray(gradient).dtype
         assert dtype == argument.dtype, f"{what} has dtype {dtype} but its argument has dtype {argument.dtype}"
     elif isinstance(argument, numbers.Real):
@@ -317,15 +331,19 @@ def check_grad_full(f: Callable, args: Sequence, wrt=None, *, rtol: float = FD_R
     assert np.ndim(f(*args)) == 0, f"{_label(f)} must return a scalar for check_grad_full"
     for position, g in zip(positions, grads):
         assert_like_argument(g, args[position], f"gradient of argument {position} of {_label(f)}")
-        g = np.asarray(g, dtype=np.float64)
-        base = np.asarray(args[position], dtype=np.float64)
-        expected = np.zeros(base.shape)
-        for index in np.ndindex(base.shape):
-            direction = np.zeros(base.shape)
-            direction[index] = 1.0
-            if not isinstance(args[position], np.ndarray):
-                direction = float(direction)
-            expected[index] = fd_directional(f, args, [position], [direction])[0]
+        is_complex = np.iscomplexobj(args[position])
+        dtype = np.complex128 if is_complex else np.float64
+        g = np.asarray(g, dtype=dtype)
+        base = np.asarray(args[position], dtype=dtype)
+        expected = np.zeros(base.shape, dtype)
+        # a complex argument's gradient is df/dx - i df/dy (README, "Complex numbers")
+        for unit, weight in ((1.0, 1.0), (1j, -1j)) if is_complex else ((1.0, 1.0),):
+            for index in np.ndindex(base.shape):
+                direction = np.zeros(base.shape, dtype)
+                direction[index] = unit
+                if not isinstance(args[position], np.ndarray):
+                    direction = complex(direction) if is_complex else float(direction)
+                expected[index] += weight * np.real(fd_directional(f, args, [position], [direction])[0])
         scale = max(1.0, float(np.max(np.abs(expected), initial=0.0)))
         np.testing.assert_allclose(g, expected, rtol=rtol, atol=rtol * scale,
                                    err_msg=f"{_label(f)}: gradient of argument {position} "

@@ -236,14 +236,14 @@ def calls_helper(x):
 
 
 def calls_fft(x):
-    return np.abs(np.fft.fft(x))
+    return np.abs(np.fft.hfft(x))
 
 
 @pytest.mark.parametrize("mode,decorator", [("reverse", "@srcad.adjoint"), ("forward", "@srcad.tangent")])
 @pytest.mark.parametrize("function,callee,shown", [
     (calls_helper, "np.nextafter(", "np.nextafter"),
-    (calls_fft, "np.fft.fft(", "np.fft.fft"),
-], ids=["ufunc-without-rule", "np.fft.fft"])
+    (calls_fft, "np.fft.hfft(", "np.fft.hfft"),
+], ids=["ufunc-without-rule", "np.fft.hfft"])
 def test_missing_rule_names_the_callee_and_how_to_register(function, callee, shown, mode, decorator):
     derivative = srcad.autodiff(function, mode=mode)
     with pytest.raises(srcad.MissingTemplateError) as info:

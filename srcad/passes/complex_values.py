@@ -1,29 +1,38 @@
-"""Analysis: refuse complex numbers that meet a differentiated value, before any derivative is built.
+"""Transformation: prepare a function whose complex numbers meet a differentiated value for the complex rules.
 
-Contract: srcad differentiates real numbers only (for now).  On the
-normalized tree with ``activity`` facts, this analysis finds the values that
+Contract: srcad pairs an adjoint ``g`` with a tangent ``t`` by
+``Re(sum(g * t))`` (autograd's convention; README, "Complex numbers").  On
+the normalized tree with ``activity`` facts, this pass finds the values that
 may be complex:
 - sources: a complex literal (``1j``), a complex type or dtype named in a
   call (``complex(a, b)``, ``np.complex128(x)``, ``.astype(complex)``,
   ``dtype=complex``, ``dtype="complex64"``), a function of ``cmath``,
   ``np.fft`` (but ``fftshift``, ``ifftshift``, ``fftfreq`` and ``rfftfreq``,
-  which keep a real array real) or ``np.emath``, and a global or closure value that is complex
-  (a complex number or a complex array);
+  which keep a real array real) or ``np.emath``, a global or closure value
+  that is complex, and the parameters named by the option
+  ``complex_params`` (the derivative's variant for complex arguments);
 - names assigned (or stored into, or appended to) from an expression with
   a source or a name that may be complex, except through functions whose
   result is real (``np.abs``, ``abs``, ``np.real``, ``np.imag``, ``np.angle``,
-  ``.real``, ``.imag``);
-and raises ``ComplexError`` at the first statement that writes an active
-name (one that carries a derivative) from such an expression, naming the
-complex value and the line it came from.  It changes nothing and stores the
-names that may be complex.  What it cannot see (a complex attribute of an
-object, a callee that returns a complex number, a negative float raised to a
-fractional power) the derivative refuses when it runs: ``Derivative`` checks
-its arguments and results (``srcad/arguments.py``).
+  ``.real``, ``.imag``).
+It stores the names that may be complex.  When none meets a differentiated
+value the tree is left as it is (real code keeps its derivative, byte for
+byte).  Else, in every statement that computes with a value that may be
+complex:
+- ``np.abs``, ``np.real``, ``np.imag``, ``np.conj``, ``np.angle`` and
+  ``np.real_if_close`` become their ``srcad.runtime.spectral`` names, whose
+  rules hold for complex numbers (they are not holomorphic);
+- a differentiated name that is real is read through ``real_input`` (a new
+  statement before), whose adjoint keeps only the real part;
+- a call on a complex value of a function whose rule is not checked for
+  complex numbers (not in ``_COMPLEX_RULES``), or an operator other than
+  ``+ - * / ** @`` and unary ``+ -``, raises ``ComplexError`` at its line.
+What it cannot see (a complex attribute of an object, a callee that returns
+a complex number) the derivative checks when it runs (``srcad/arguments.py``).
 
-Example: ``def f(x): return np.sum(x * np.exp(1j * x))`` fails at its line
-with "`1j` makes a complex number, and here it meets a value being
-differentiated; ...".
+Example: in ``def f(x): return np.sum(np.abs(x * np.exp(1j * x)))`` the
+gradient is that of the real map; ``np.cumsum(np.exp(1j * x))`` fails at its
+line with "`np.cumsum` of a complex number has no derivative in srcad ...".
 """
 from __future__ import annotations
 
@@ -32,20 +41,25 @@ import numbers
 import gast
 import numpy as np
 
-from ..errors import COMPLEX_WHY, ComplexError
+from ..errors import ComplexError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
+from ..frontend.naming import dotted_name
 from ..analysis.blocks import is_append
 from ..templates import lookup
-from . import Analysis
+from .. import runtime
+from ..runtime import spectral
+from . import Transformation
+from .activity import ActivityAnalysis
 
 _REAL_RESULTS = (np.abs, np.absolute, abs, np.real, np.imag, np.angle, np.isnan, np.isfinite, np.isinf)
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.lib._scimath_impl")
 _REAL_IN_REAL_OUT = ("fftshift", "ifftshift", "fftfreq", "rfftfreq")   # of numpy.fft: they move or count
 _DTYPE_TAKERS = (np.dtype, np.asarray, np.array, np.asanyarray)   # a string argument is a dtype
 _MISSING = object()
-HINT = ("keep the differentiated computation real: write e.g. np.exp(1j * t) as its real and imaginary "
-        "parts, np.cos(t) and np.sin(t), each a float array, and combine them with real arithmetic")
+HINT = ("compute it with the functions srcad differentiates for complex numbers (README, \"Complex numbers\"), "
+        "or write that step with real and imaginary parts, each a float array: e.g. np.cumsum(np.cos(t)) and "
+        "np.cumsum(np.sin(t)) for np.cumsum(np.exp(1j * t))")
 
 
 def is_complex_value(value) -> bool:
@@ -108,19 +122,19 @@ def _writes(body):
             yield stmt, stmt.value.func.value.id, stmt.value.args[0]
 
 
-class ComplexValues(Analysis):
-    """Find values that may be complex; refuse any that meets a differentiated value."""
+class ComplexValues(Transformation):
+    """Find values that may be complex; where one meets a differentiated value, prepare the complex rules."""
 
     name = "complex_values"
 
-    def analyse(self, unit):
+    def transform(self, unit) -> bool:
         writes = list(_writes(unit.tree.body))
-        active, user_names = unit.facts["activity"].active, unit.facts.get("resolve", frozenset())
+        active = unit.facts["activity"].active
         # a differentiated call of a complex function with no rule: the transform will say a rule is missing
         sources = {id(stmt): [node for node in complex_sources(value)
                               if not (written in active and _unruled_call(node, value, unit.mode))]
                    for stmt, written, value in writes}
-        origins = {}   # name that may be complex -> (the statement that made it so, the source it came from)
+        origins = {name: None for name in unit.options.get("complex_params") or ()}   # name -> its first source
         changed = True
         while changed:
             changed = False
@@ -129,26 +143,128 @@ class ComplexValues(Analysis):
                     continue
                 reads = sorted(syntax.loaded_names(value) & set(origins))
                 if sources[id(stmt)] or reads:
-                    origins[written] = (stmt, sources[id(stmt)][0] if sources[id(stmt)] else origins[reads[0]][1])
+                    origins[written] = sources[id(stmt)][0] if sources[id(stmt)] else origins[reads[0]]
                     changed = True
-        for stmt, written, value in writes:
-            if written not in active:
-                continue
-            here = sources[id(stmt)]
-            reads = sorted(syntax.loaded_names(value) & set(origins))
-            name = next((n for n in reads if n in user_names), None)
-            if here or name is None and reads:   # a source here, or in this line's temporaries
-                node = here[0] if here else origins[reads[0]][1]
-                raise unit.error(node, ComplexError, f"{_describe(node)} makes a complex number, and on this "
-                                 f"line it meets a value being differentiated; {COMPLEX_WHY}", HINT)
-            if name is not None:
-                origin = origins[name][0]
-                read = next((n for n in syntax.walk(value) if isinstance(n, gast.Name) and n.id == name), stmt)
-                raise unit.error(read if getattr(read, "col_offset", None) is not None else stmt, ComplexError,
-                                 f"`{name}` may hold a complex number (line {unit.parsed.location(origin).lineno}: "
-                                 f"`{unit.parsed.line_text(origin.lineno)}`), and here it meets a value being "
-                                 f"differentiated; {COMPLEX_WHY}", HINT)
-        return frozenset(origins)
+        unit.facts[self.name] = frozenset(origins)
+        meets = bool(unit.options.get("complex_params")) or any(
+            written in active and (sources[id(stmt)] or syntax.loaded_names(value) & set(origins))
+            for stmt, written, value in writes)
+        if not meets:   # real code: untouched, its derivative is what it always was
+            return False
+        unit.tree.body = _ComplexRewriter(unit, active, set(origins)).body(unit.tree.body)
+        ActivityAnalysis().run(unit)   # the calls made here are new nodes: their activity is found again
+        return True
+
+
+# functions of complex numbers that are not holomorphic: called by the names whose rules hold for complex
+# numbers too (grad_templates/complex_parts.py)
+_NOT_HOLOMORPHIC = {np.abs: spectral.complex_abs, np.absolute: spectral.complex_abs, abs: spectral.complex_abs,
+                    np.real: spectral.real_part, np.imag: spectral.imag_part, np.conj: spectral.conjugate,
+                    np.conjugate: spectral.conjugate, np.angle: spectral.phase, np.real_if_close: spectral.close_real}
+# functions whose rules are right for complex arguments as they are (holomorphic, or linear with a
+# transpose that needs no conjugate under srcad's pairing Re(sum(adjoint * tangent)))
+_COMPLEX_RULES = frozenset(map(id, (
+    np.add, np.subtract, np.multiply, np.divide, np.true_divide, np.negative, np.positive, np.square,
+    np.reciprocal, np.exp, np.log, np.sqrt, np.sin, np.cos, np.tan, np.sinh, np.cosh, np.tanh,
+    np.sum, np.mean, np.prod, np.dot, np.matmul, np.einsum, np.reshape, np.transpose, np.ravel, np.concatenate,
+    np.stack, np.expand_dims, np.squeeze, np.fft.fft, np.fft.ifft, np.fft.fft2, np.fft.ifft2, np.fft.fftn,
+    np.fft.ifftn, np.fft.rfft, np.fft.irfft, np.fft.rfft2, np.fft.irfft2, np.fft.rfftn, np.fft.irfftn,
+    np.fft.fftshift, np.fft.ifftshift, np.power, spectral.real_input, spectral.like_real, spectral.like_kind,
+    spectral.unit_phase, spectral.fft_transpose, spectral.fft_fitted, spectral.rfft_transpose, spectral.rfft_fitted,
+    spectral.irfft_transpose, spectral.irfft_fitted, *set(_NOT_HOLOMORPHIC.values()))))
+# srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
+# conjugate: a derivative of complex code is differentiated again through them
+_COMPLEX_RULES |= frozenset(map(id, (
+    runtime.check_seed, runtime.unbroadcast, runtime.broadcast_like, runtime.unreduce, runtime.copied,
+    runtime.zeros_like, runtime.add_at, runtime.untake, runtime.unconcatenate, runtime.unstack, runtime.unsum,
+    runtime.matmul_lhs_grad, runtime.matmul_rhs_grad, runtime.dot_lhs_grad, runtime.dot_rhs_grad,
+    runtime.einsum_grad, runtime.einsum_of, runtime.einsum_first, runtime.cast_gate, runtime.keep_last,
+    runtime.prod_others, runtime.prod_others_tangent, np.conj, np.real, np.imag)))
+_COMPLEX_OPERATORS = (gast.Add, gast.Sub, gast.Mult, gast.Div, gast.Pow, gast.MatMult, gast.USub, gast.UAdd)
+
+
+class _ComplexRewriter:
+    """Rewrites the expressions of a function that computes with complex numbers (see the module contract)."""
+
+    def __init__(self, unit, active, complex_names):
+        self.unit, self.active, self.complex_names = unit, active, complex_names
+
+    def may_be_complex(self, node) -> bool:
+        return bool(complex_sources(node)) or bool(syntax.loaded_names(node) & self.complex_names)
+
+    def body(self, statements):
+        """``statements`` rewritten, each preceded by the marks of the real names it reads among complex ones."""
+        rewritten = []
+        for stmt in statements:
+            for field_name in ("body", "orelse", "finalbody"):
+                if isinstance(getattr(stmt, field_name, None), list):
+                    setattr(stmt, field_name, self.body(getattr(stmt, field_name)))
+            for handler in getattr(stmt, "handlers", ()):
+                handler.body = self.body(handler.body)
+            self.marks = []
+            self.rewrite(stmt)
+            rewritten += self.marks + [stmt]
+        return rewritten
+
+    def rewrite(self, stmt):
+        value = getattr(stmt, "value", None)
+        if value is None or not isinstance(stmt, (gast.Assign, gast.Return)) and not is_append(stmt):
+            return
+        if not self.may_be_complex(value) and not (isinstance(stmt, gast.Assign)
+                                                   and syntax.names_in(stmt.targets[0]) & self.complex_names):
+            return
+        stmt.value = self.expression(value)
+
+    def expression(self, node):
+        """``node`` with its non-holomorphic calls renamed and its real differentiated names marked."""
+        if isinstance(node, gast.Name) and isinstance(node.ctx, gast.Load):
+            if node.id in self.active and node.id not in self.complex_names:   # a real value: marked
+                marked = self.unit.namer.fresh(f"{node.id}_real")
+                mark = syntax.assign(marked, self.call(spectral.real_input, [node]))
+                gast.copy_location(mark, node)
+                self.marks.append(mark)
+                return syntax.name(marked)
+            return node
+        if isinstance(node, gast.Call):
+            function = annotation(node.func, "ref", None)
+            if self.may_be_complex(node):
+                self.check(node, function)
+            node.args = [self.expression(arg) for arg in node.args]
+            for keyword in node.keywords:
+                keyword.value = self.expression(keyword.value)
+            for original, replacement in _NOT_HOLOMORPHIC.items():
+                if function is original:
+                    return self.call(replacement, node.args, node.keywords, like=node)
+            return node
+        if isinstance(node, (gast.BinOp, gast.UnaryOp)) and not isinstance(node.op, _COMPLEX_OPERATORS) \
+                and self.may_be_complex(node):
+            raise self.unit.error(node, ComplexError, f"`{type(node.op).__name__}` of a complex number has no "
+                                  f"derivative in srcad", HINT)
+        for name, child in gast.iter_fields(node):
+            if isinstance(child, gast.AST) and not isinstance(child, gast.expr_context):
+                setattr(node, name, self.expression(child))
+            elif isinstance(child, list):
+                setattr(node, name, [self.expression(item) if isinstance(item, gast.AST) else item
+                                     for item in child])
+        return node
+
+    def check(self, call, function):
+        """Refuse a call on complex numbers whose rule srcad has not checked for them."""
+        if function is None or id(function) in _COMPLEX_RULES or id(function) in map(id, _NOT_HOLOMORPHIC) \
+                or function is not np.sign and (isinstance(function, type) or lookup(function, self.unit.mode) is None):
+            return   # np.sign is piecewise constant on the reals only: z / |z| on complex numbers
+        label = dotted_name(call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else "this call"
+        raise self.unit.error(call, ComplexError, f"`{label}` of a complex number has no derivative in srcad "
+                              f"(its rule is checked for real numbers only)", HINT)
+
+    def call(self, function, args, keywords=(), like=None):
+        bound = self.unit.bindings.bind(function.__name__, function)
+        func = syntax.name(bound)
+        syntax.annotate(func, "ref", function)
+        node = syntax.call(func, list(args), list(keywords))
+        if like is not None:
+            gast.copy_location(node, like)
+        return node
 
 
 def _unruled_call(node, value, mode) -> bool:
@@ -165,5 +281,5 @@ def _describe(node) -> str:
     if isinstance(node, gast.Name):
         return f"`{node.id}`"
     if isinstance(node, gast.Attribute):
-        return f"`{syntax.dotted_text(node)}`"
+        return f"`{dotted_name(node)}`"
     return "this expression"

@@ -27,6 +27,7 @@ Contract:
   - ``hooks``: ``insert_grad_of``;
   - ``iteration``: the permutation of ``sorted``, the pairs of ``dict(pairs)``;
   - ``gradients``: ``stop_gradient``;
+  - ``spectral``: complex parts and the transposes of ``numpy.fft``'s transforms;
   - ``guards``: products and quotients in which an exact zero wins, for
     derivatives recomputed after a NaN;
   - ``dispatch``: which values are Dask or CuPy arrays, and the conversions
@@ -105,6 +106,9 @@ ITEM_ADJOINTS = (unarray, unconcatenate, unstack, unhstack, unvstack, undstack, 
 LIST_ADJOINTS = (unconcatenate, unstack, unhstack, unvstack, undstack, uncolumn_stack, add_lists, item_gradients,
                  unselect)
 from .gradients import stop_gradient
+from .spectral import (real_input, like_real, like_kind, close_real, unit_phase, complex_abs, real_part, imag_part,
+                       conjugate, phase, fft_transpose, fft_fitted, rfft_transpose, rfft_fitted,
+                       irfft_transpose, irfft_fitted)
 from .guards import strong_product, strong_quotient
 
 __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",
@@ -139,4 +143,7 @@ __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_g
            "frechet_block", "upper_right", "exp_difference", "dirichlet_components", "normal_x_grad",
            "normal_mean_grad", "normal_cov_grad", "normal_x_tangent", "normal_cov_tangent", "full_padding",
            "item_gradients", "pack", "unpack", "keys_of", "sorting_order", "permuted",
-           "unpermuted", "pairs_grad", "pairs_tangent"]
+           "unpermuted", "pairs_grad", "pairs_tangent", "real_input", "like_real", "like_kind", "close_real",
+           "unit_phase", "complex_abs", "real_part", "imag_part", "conjugate", "phase", "fft_transpose", "fft_fitted",
+           "rfft_fitted", "irfft_fitted",
+           "rfft_transpose", "irfft_transpose"]

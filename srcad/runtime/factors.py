@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import COMPLEX_WHY, ComplexError, SrcadError
+from ..errors import ComplexError, SrcadError
 from .dispatch import as_array
 from .decompositions import cholesky_grad, cholesky_tangent
 
@@ -229,10 +229,10 @@ def real_root(root):
     Example: ``real_root(np.eye(2))`` is ``np.eye(2)``.
     """
     if np.iscomplexobj(root):
-        raise ComplexError(f"scipy.linalg.sqrtm returned a complex matrix (its argument has an eigenvalue on the "
-                           f"negative real axis), and its derivative was asked for; {COMPLEX_WHY}. Differentiate the "
-                           f"square root of a matrix whose eigenvalues are not negative reals, e.g. a symmetric "
-                           f"positive definite one")
+        raise ComplexError("scipy.linalg.sqrtm returned a complex matrix (its argument has an eigenvalue on the "
+                           "negative real axis), and its derivative was asked for; srcad's rule for sqrtm is checked "
+                           "for real roots only. Differentiate the square root of a matrix whose eigenvalues are not "
+                           "negative reals, e.g. a symmetric positive definite one")
     return root
 
 
