@@ -57,7 +57,7 @@ import gast
 from .errors import SrcadError
 
 REVERSE = "reverse"
-_BUILT_IN_RULES = "grad_templates."   # the package of srcad's own rules, parsed lazily
+_BUILT_IN_RULES = ("grad_templates.", "srcad.")   # modules of srcad's own rules, parsed lazily
 FORWARD = "forward"
 
 

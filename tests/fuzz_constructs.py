@@ -15,9 +15,10 @@ reproducible from a seed and shrinkable by hypothesis.  It adds:
   ``np.floor(...).astype(np.int64)``) used as numbers and as indices (their
   derivative is 0);
 - complex constants meeting differentiated values (``COMPLEX``), kept rare:
-  srcad refuses them; with ``Program.must_refuse == "ComplexError"`` one of
-  them is f's first statement, reads a parameter and reaches f's last
-  ``return`` (``complex_preamble``), so any derivative srcad returns is wrong;
+  srcad differentiates them (autograd's convention) or refuses an operation
+  it has no complex rule for (``ComplexError``); in some programs one of them
+  is f's first statement, reads a parameter and reaches f's last ``return``
+  (``complex_preamble``), so the complex path always decides the result;
 - calls to the pure ``act`` and ``damp`` of ``tests/fuzz_helpers.py``, a
   module of its own, as ``fh.act(...)`` or imported by name;
 - a redefinition (``Program.redefinition``): source run, as a notebook cell

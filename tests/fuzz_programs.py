@@ -213,7 +213,6 @@ class ProgramGenerator(Constructs, InPlace, Statements, Calls):
             line, name = self.complex_preamble(chosen)
             body.append(line)
             terms.append(name)
-            must_refuse = "ComplexError"
         body += self.block(scope, self.chooser.integer(1, self.max_statements), 1, result_kind)
         redefinition = ""
         if self.rare(8):
