@@ -65,6 +65,7 @@ import numpy as np
 
 import fuzz_helpers
 import srcad
+from fuzz_choices import choices, instrumented
 from fuzz_memory import MUTATORS
 from fuzz_programs import SHAPES, Program
 
@@ -184,22 +185,30 @@ class Differences:
     coarse: float   # central, step STEPS[1]
     right: float    # second-order one-sided from the right, steps STEPS[1] and STEPS[2]
     left: float     # the same from the left
-    same_lines: bool   # f ran the same lines at every point of the stencil
+    same_lines: bool   # f ran the same lines, and made the same discrete choices, at every point of the stencil
+    at_kink: bool = False   # at the point itself a primitive sat on a kink (tests/fuzz_choices.py)
 
 
-def differences(f, arguments, directions, u, scale: float) -> Differences:
-    """The ``Differences`` of f along ``directions`` at ``arguments`` (steps ``STEPS`` times ``scale``)."""
+def differences(f, arguments, directions, u, scale: float, recorded=None) -> Differences:
+    """The ``Differences`` of f along ``directions`` at ``arguments`` (steps ``STEPS`` times ``scale``);
+    ``recorded``: f's module instrumented by ``fuzz_choices.instrumented``, or None."""
     fine, step, double = (relative * scale for relative in STEPS)
-    values, paths = {}, set()
+    values, paths, made = {}, set(), set()
+    at_kink = False
     for t in (0.0, fine, -fine, step, -step, double, -double):
-        value, lines = _traced(f, _moved(arguments, directions, t))
+        moved = _moved(arguments, directions, t)
+        value, lines = _traced(f, moved)
         values[t] = _inner(u, np.asarray(value, dtype=float))
         paths.add(lines)
+        seen = choices(recorded, _moved(arguments, directions, t))
+        if seen is not None:
+            made.add(seen[0])
+            at_kink |= t == 0.0 and seen[1]
     return Differences(fine=(values[fine] - values[-fine]) / (2.0 * fine),
                        coarse=(values[step] - values[-step]) / (2.0 * step),
                        right=(4.0 * values[step] - values[double] - 3.0 * values[0.0]) / (2.0 * step),
                        left=(3.0 * values[0.0] - 4.0 * values[-step] + values[-double]) / (2.0 * step),
-                       same_lines=len(paths) == 1)
+                       same_lines=len(paths) == 1 and len(made) <= 1, at_kink=at_kink)
 
 
 class WroteArgument(Exception):
@@ -315,7 +324,8 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
     try:
         with np.errstate(all="ignore"):
-            stencil = differences(f, arguments, directions, u, scale_x)
+            recorded = None if program.redefinition else instrumented(program.source, build_module)
+            stencil = differences(f, arguments, directions, u, scale_x, recorded)
     except (ArithmeticError, ValueError, IndexError) as error:
         return Outcome("skipped", f"f raises {type(error).__name__} near the point: {error}")
     fine = stencil.fine
@@ -341,7 +351,8 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
             return Outcome("wrong", f"the {label}-mode derivative returns f = {value!r}, f gives {output!r}", numbers)
     modes_agree = abs(forward - reverse) <= AGREE_RTOL * max(1.0, abs(forward), abs(reverse))
     if not stencil.same_lines:
-        return Outcome("skipped", "branch boundary: f runs other lines near the point", numbers)
+        return Outcome("skipped", "branch boundary: f runs other lines or makes other discrete choices near the point",
+                       numbers)
     if not smooth:
         return Outcome("skipped", "not smooth at this point", numbers)
     if kink:
@@ -350,6 +361,9 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
         numbers.update({"from the right": stencil.right, "from the left": stencil.left})
         return Outcome("skipped", "kink: the differences from the right and from the left disagree", numbers)
     scale = max(1.0, abs(fine))
+    if stencil.at_kink and modes_agree and not abs(reverse - fine) <= FD_RTOL * scale:
+        # abs(0), a tie in minimum/maximum: the derivative is the choices' at the point, not the limit's
+        return Outcome("skipped", "kink: a primitive sits on its kink at this point (abs of 0, a tie)", numbers)
     for label, value in (("reverse", reverse), ("forward", forward)):
         if not math.isfinite(value) or abs(value - fine) > FD_RTOL * scale:
             return Outcome("wrong", f"{label} mode disagrees with finite differences", numbers)
