@@ -1,4 +1,4 @@
-"""A derivative object: calling it, its variants, and one shared per function.
+"""A derivative object: calling it, its variants, one shared per function, and pickling it.
 
 Contract:
 - ``Derivative(func, wrt, mode, options)`` is called like ``func``.  Every
@@ -9,14 +9,21 @@ Contract:
 - ``derivative(func, wrt, mode, optimize, **options)`` is the shared
   ``Derivative``: one per function, wrt, mode and options (a bound method's
   is its own).
+- A derivative pickles as what it is built from: the function it was given
+  (by reference, or by value under cloudpickle), ``wrt``, mode, options, and
+  the cache key of the derivative it is.  No generated code is sent: the
+  receiving process loads it from its memory or disk cache, or builds it.
+  When the key computed there differs (another source, another srcad), the
+  unpickled derivative raises ``StaleSourceError`` when called
+  (``srcad.pickling``).
 
 Example::
 
-    >>> import numpy as np
-    >>> def f(x):
-    ...     return np.sum(x * x)
-    >>> derivative(f, 0, "reverse")(np.ones(2))   # doctest: +SKIP
-    array([2., 2.])
+    >>> import numpy as np, pickle
+    >>> from srcad import api
+    >>> df = derivative(np.sin, 0, "reverse")   # doctest: +SKIP
+    >>> pickle.loads(pickle.dumps(df)) is df   # doctest: +SKIP
+    True
 """
 from __future__ import annotations
 
@@ -29,6 +36,7 @@ import weakref
 import numpy as np
 from typing import Any, Callable, Dict, Optional, Tuple
 
+from . import pickling
 from .config import config
 from .errors import SrcadError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
@@ -254,6 +262,13 @@ class Derivative:
         (``srcad.api.load``, handed down through ``use_loader``)."""
         _LOADER[0](self)
 
+    def __reduce__(self):
+        """Pickled as what it is built from, never as generated code (see the module's contract)."""
+        given = pickling.by_reference(self._given)
+        fingerprint = None if self._inner is not None else pickling.fingerprint(self.func, self.wrt, self.mode,
+                                                                               self.options, self.bound_self)
+        return unpickled, (given, self.requested_wrt, self.mode, self._requested_options, fingerprint)
+
 
 def _stale() -> bool:
     """The guard of a derivative not loaded yet."""
@@ -368,3 +383,17 @@ def use_loader(load: Callable[["Derivative"], None]) -> None:
     """
     _LOADER[:] = [load]
 
+
+def unpickled(given: Callable, wrt: Wrt, mode: str, options: Dict[str, Any], fingerprint) -> Callable:
+    """The derivative a pickle holds, in this process: the shared one of ``given``, or, when the key of
+    ``given`` as this process has it differs from the pickled ``fingerprint``, a stand-in whose every call
+    raises ``StaleSourceError`` (``srcad.pickling``)."""
+    if isinstance(given, pickling.StaleDerivative):   # a derivative of a stale derivative is stale
+        return given
+    kept = dict(options)
+    derivative = _derivative(given, wrt, mode, kept.pop("optimize", True), **kept)
+    if fingerprint is None:
+        return derivative
+    here = pickling.fingerprint(derivative.func, derivative.wrt, derivative.mode, derivative.options,
+                                derivative.bound_self)
+    return pickling.stale_or(derivative, fingerprint, here)

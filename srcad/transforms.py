@@ -23,6 +23,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Callable, Optional, Sequence, Union
 
@@ -49,8 +50,8 @@ def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bo
         >>> srcad.value_and_grad(f)(np.array([1.0, 2.0]))   # doctest: +SKIP
         (5.0, array([2., 4.]))
     """
-    if func is None:
-        return lambda f: _derivative(f, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
+    if func is None:   # used as @srcad.value_and_grad(wrt=...): a decorator (a partial, so it pickles too)
+        return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux, optimize=optimize)
     return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux)
 
 
@@ -75,15 +76,22 @@ def vjp(func: Callable, *primals, has_aux: bool = False):
     primals, floats = _primals(func, primals, "vjp")
     result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
     out, aux = (result[0], result[1]) if has_aux else (result, None)
-    derivative = _derivative(func, tuple(floats), "reverse", True, has_aux=has_aux)
-
-    def vjp_fn(seed):
-        pulled = _call(derivative, primals, (seed,))
-        pulled = pulled[0] if has_aux else pulled
-        by_position = dict(zip(floats, pulled))
-        return tuple(by_position.get(position) for position in range(len(primals)))
-
+    vjp_fn = Pullback(_derivative(func, tuple(floats), "reverse", True, has_aux=has_aux), primals, floats, has_aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+class Pullback:
+    """``vjp``'s ``vjp_fn``: the seed pulled back to every primal.  It pickles (with its derivative and
+    primals), so it can be sent to another process."""
+
+    def __init__(self, derivative, primals: tuple, floats: Sequence[int], has_aux: bool):
+        self.derivative, self.primals, self.floats, self.has_aux = derivative, primals, tuple(floats), has_aux
+
+    def __call__(self, seed):
+        pulled = _call(self.derivative, self.primals, (seed,))
+        pulled = pulled[0] if self.has_aux else pulled
+        by_position = dict(zip(self.floats, pulled))
+        return tuple(by_position.get(position) for position in range(len(self.primals)))
 
 
 def _primals(func: Callable, primals: Sequence, caller: str):
@@ -142,19 +150,27 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
                        f"function that sets it, or use srcad.autodiff(f, wrt=...) for its products")
     positional = parameter_names(unwrap(func))[0][given:]
 
-    def jacobian_function(*args):
+    return Jacobian(func, names, as_tuple, positional, mode)
+
+
+class Jacobian:
+    """``jacobian``'s function of f's arguments.  It pickles (with f), so it can be sent to another process."""
+
+    def __init__(self, func: Callable, names, as_tuple: bool, positional, mode: str):
+        self.func, self.names, self.as_tuple, self.positional, self.mode = func, names, as_tuple, positional, mode
+        self.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+
+    def __call__(self, *args):
+        func, mode = self.func, self.mode
         out = np.asarray(func(*_copies(args)))
         blocks = []
-        for name in names:
-            index = positional.index(name)
+        for name in self.names:
+            index = self.positional.index(name)
             arg = np.asarray(args[index], dtype=float)
             chosen = mode if mode != "auto" else ("forward" if arg.size <= out.size else "reverse")
             scalar = not isinstance(args[index], np.ndarray)   # a Python number takes a float tangent
             blocks.append(_jacobian_block(func, args, index, arg, out, chosen, scalar))
-        return tuple(blocks) if as_tuple else blocks[0]
-
-    jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
-    return jacobian_function
+        return tuple(blocks) if self.as_tuple else blocks[0]
 
 
 def hessian(func: Callable, wrt: Union[int, str] = 0):
