@@ -19,9 +19,7 @@ Contract:
 
 Example::
 
-    >>> import numpy as np, pickle
-    >>> from srcad import api
-    >>> df = derivative(np.sin, 0, "reverse")   # doctest: +SKIP
+    >>> import pickle
     >>> pickle.loads(pickle.dumps(df)) is df   # doctest: +SKIP
     True
 """
@@ -38,7 +36,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import pickling
 from .config import config
-from .errors import SrcadError
+from .errors import SrcadError, StaleSourceError
 from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
                         parameter_names, rebound_call, refused_argument, resolve_wrt)
 from .frontend import tracebacks
@@ -61,6 +59,8 @@ class Derivative:
     def __init__(self, func: Callable, wrt: Wrt, mode: str, options: Dict[str, Any]):
         if mode not in MODES:
             raise SrcadError(f"mode={mode!r} is not a mode; use 'reverse' or 'forward'")
+        if isinstance(func, pickling.StaleDerivative):   # unpickled, of source that differs here
+            raise StaleSourceError(func.message)
         self._given = func
         self._inner = func if isinstance(func, Derivative) else None   # a derivative of a derivative
         # what is given already: a bound method's object, a functools.partial's arguments
