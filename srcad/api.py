@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import threading
 
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
@@ -56,6 +57,16 @@ __all__ = ["grad", "autodiff", "source", "load", "Derivative", "derivative", "MO
            "use_special_calls", "use_verifier", "_BY_FUNCTION"]
 _MEMORY: Dict[str, Tuple[str, Any, str, Tuple[str, ...], Dict[str, Any]]] = {}
 _LOADING = threading.RLock()   # one derivative loaded at a time: a module is built once, whoever asks
+
+
+def _unlocked_in_child() -> None:
+    """A forked child starts with the lock free, even when another thread of its parent held it."""
+    global _LOADING
+    _LOADING = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_unlocked_in_child)
 
 
 def load(derivative: Derivative) -> None:

@@ -95,15 +95,15 @@ def code_fingerprint() -> str:
 
 
 def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict,
-             dependencies: Optional[Dependencies] = None) -> str:
+             dependencies: Optional[Dependencies] = None, material: Optional[str] = None) -> str:
     """The hash that names ``func``'s derivative on disk (``dependencies``: ``collect(func)``, given
-    when the caller has it already)."""
+    when the caller has it already; ``material``: its ``material()``, given when the caller changed it)."""
     func = unwrap(func)
-    if dependencies is None:
-        dependencies = collect(func)
+    if material is None:
+        material = (dependencies or collect(func)).material()
     material = "\n".join([
         code_fingerprint(), registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
-        dependencies.material(),
+        material,
     ])
     return hashlib.sha256(material.encode()).hexdigest()
 

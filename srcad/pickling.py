@@ -28,6 +28,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import inspect
+import re
 import sys
 import types
 from typing import Any, Callable, Dict, Optional, Tuple
@@ -98,8 +99,10 @@ def fingerprint(func: Callable, wrt, mode: str, options: Dict[str, Any], receive
     """
     if not inspect.isfunction(func):
         return None
-    found = collect(func, receiver=receiver)
-    return cache.disk_key(func, wrt, mode, options, found), _digests(found.material())
+    material = collect(func, receiver=receiver).material()
+    if sys.modules.get("__mp_main__") is sys.modules.get("__main__"):   # a multiprocessing child: the same
+        material = re.sub(r"\b__mp_main__\b", "__main__", material)     # script, under its alias
+    return cache.disk_key(func, wrt, mode, options, material=material), _digests(material)
 
 
 def _digests(material: str) -> Tuple[Tuple[str, str], ...]:

@@ -24,6 +24,10 @@ def vector(x):
     return np.sin(x) * x + np.cos(x[::-1])
 
 
+def cubic(x):
+    return x ** 3 * np.sin(x)
+
+
 def with_aux(x):
     value = np.sum(x * x)
     return value, np.max(x)

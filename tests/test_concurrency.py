@@ -150,3 +150,25 @@ def test_eight_processes_share_one_cache_directory(tmp_path):
     _assert_fd(pf.weighted, (X, Y), 1, gy)
     [fd] = fd_directional(pf.vector, (X,), (0,), [np.ones(5)])
     np.testing.assert_allclose(tangent, fd, rtol=1e-6, atol=1e-9)
+
+
+def test_a_forked_child_loads_while_a_parent_thread_is_loading(builds):
+    import multiprocessing
+    import threading as threads
+    holding, release = threads.Event(), threads.Event()
+
+    def load_slowly():   # another thread of the parent is inside a load when the children are forked
+        with srcad.api._LOADING:
+            holding.set()
+            release.wait(60)
+
+    holder = threads.Thread(target=load_slowly)
+    holder.start()
+    holding.wait(60)
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            result = pool.map_async(pf.gradient_of_loss, [X]).get(timeout=30)[0]
+    finally:
+        release.set()
+        holder.join(60)
+    _assert_fd(pf.loss, (X,), 0, result)

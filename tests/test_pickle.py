@@ -52,6 +52,7 @@ def _kinds():
         ("a dataclass argument", srcad.grad(pf.params_loss), (pf.Params(W, Y), X)),
         ("vjp's pullback", srcad.vjp(pf.vector, X)[1], (Y,)),
         ("decorator form", srcad.grad(wrt=0)(pf.loss), (X,)),
+        ("a derivative of a derivative", srcad.grad(srcad.grad(pf.cubic)), (0.7,)),
     ]
 
 
@@ -250,3 +251,37 @@ def test_a_dask_local_cluster():
         assert_identical(result, srcad.grad(pf.square)(x), "dask, a lambda")
     for result, x in zip(weights, INPUTS):
         assert_identical(result, srcad.grad(pf.Model(W, Y).loss, wrt="self.W")(x), "dask, wrt self.W")
+
+
+SCRIPT = """
+import multiprocessing
+import numpy as np
+import srcad
+
+
+def helper(x):
+    return np.sin(x) * x
+
+
+def f(x):
+    return np.sum(helper(x) ** 2)
+
+
+if __name__ == "__main__":   # the children import this file as __mp_main__: the same functions
+    xs = [np.linspace(-1.0, 1.0, 4) * scale for scale in (1.0, 2.0)]
+    with multiprocessing.get_context("spawn").Pool(2) as pool:
+        got = pool.map(srcad.grad(f), xs)
+        print(all(np.array_equal(a, srcad.grad(f)(x)) for a, x in zip(got, xs)))
+        try:
+            pool.map(srcad.grad(lambda x: np.sum(x * x)), xs)
+        except srcad.SrcadError as error:
+            print(str(error).split(":")[0])
+"""
+
+
+def test_a_script_sends_the_derivatives_of_its_own_functions_to_a_spawn_pool(tmp_path):
+    (tmp_path / "script.py").write_text(SCRIPT)
+    run = subprocess.run([sys.executable, str(tmp_path / "script.py")], capture_output=True, text=True,
+                         timeout=120, cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == ["True", f"cannot pickle the derivative of <lambda> ({tmp_path / 'script.py'}"]
