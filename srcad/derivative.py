@@ -264,10 +264,8 @@ class Derivative:
 
     def __reduce__(self):
         """Pickled as what it is built from, never as generated code (see the module's contract)."""
-        given = pickling.by_reference(self._given)
-        fingerprint = None if self._inner is not None else pickling.fingerprint(self.func, self.wrt, self.mode,
-                                                                               self.options, self.bound_self)
-        return unpickled, (given, self.requested_wrt, self.mode, self._requested_options, fingerprint)
+        return unpickled, (pickling.by_reference(self._given), self.requested_wrt, self.mode,
+                           self._requested_options, pickling.fingerprint_of(self))
 
 
 def _stale() -> bool:
@@ -333,7 +331,6 @@ class _Verifying(threading.local):
 VERIFYING = _Verifying()
 
 
-
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
@@ -392,8 +389,5 @@ def unpickled(given: Callable, wrt: Wrt, mode: str, options: Dict[str, Any], fin
         return given
     kept = dict(options)
     derivative = _derivative(given, wrt, mode, kept.pop("optimize", True), **kept)
-    if fingerprint is None:
-        return derivative
-    here = pickling.fingerprint(derivative.func, derivative.wrt, derivative.mode, derivative.options,
-                                derivative.bound_self)
-    return pickling.stale_or(derivative, fingerprint, here)
+    return derivative if fingerprint is None else pickling.stale_or(derivative, fingerprint,
+                                                                   pickling.fingerprint_of(derivative))

@@ -105,6 +105,25 @@ def fingerprint(func: Callable, wrt, mode: str, options: Dict[str, Any], receive
     return cache.disk_key(func, wrt, mode, options, material=material), _digests(material)
 
 
+def fingerprint_of(derivative) -> Optional[Fingerprint]:
+    """The ``fingerprint`` of a ``Derivative`` (None for a derivative of a derivative: the inner one carries
+    its own), kept while nothing it was built from changed, so that sending it again costs nothing.
+
+    Example::
+
+        pickled = fingerprint_of(srcad.grad(f))
+    """
+    if derivative._inner is not None:
+        return None
+    kept = derivative.__dict__.get("_fingerprint")
+    if kept is not None and kept[0] == derivative._generation and derivative._current():
+        return kept[1]
+    found = fingerprint(derivative.func, derivative.wrt, derivative.mode, derivative.options, derivative.bound_self)
+    if derivative._current():   # loaded, and nothing changed since: the guard keeps this fingerprint valid
+        derivative._fingerprint = (derivative._generation, found)
+    return found
+
+
 def _digests(material: str) -> Tuple[Tuple[str, str], ...]:
     """One ``(name (file), digest)`` per function block of ``Dependencies.material()``."""
     blocks = []
