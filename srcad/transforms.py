@@ -33,6 +33,7 @@ from .api import _derivative, grad
 from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
+from .pickling import by_reference
 from .trees import is_container
 
 
@@ -159,6 +160,9 @@ class Jacobian:
     def __init__(self, func: Callable, names, as_tuple: bool, positional, mode: str):
         self.func, self.names, self.as_tuple, self.positional, self.mode = func, names, as_tuple, positional, mode
         self.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+
+    def __reduce__(self):   # f by reference (a lambda: SrcadError with the fix, or by value under cloudpickle)
+        return Jacobian, (by_reference(self.func), self.names, self.as_tuple, self.positional, self.mode)
 
     def __call__(self, *args):
         func, mode = self.func, self.mode

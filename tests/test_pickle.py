@@ -128,7 +128,7 @@ def test_a_function_pickle_cannot_name_is_refused_with_the_fix_and_sent_by_cloud
     message = str(refused.value)
     assert function.__qualname__ in message and "pickle_functions.py:" in message
     assert "top level of an importable module" in message and "cloudpickle.dumps(df)" in message
-    for kind in (srcad.vjp(function, X)[1], srcad.hessian(function)):   # holding such a derivative
+    for kind in (srcad.vjp(function, X)[1], srcad.hessian(function), srcad.jacobian(function)):
         with pytest.raises(srcad.SrcadError, match="cloudpickle"):
             pickle.dumps(kind)
     copy = pickle.loads(cloudpickle.dumps(df))
