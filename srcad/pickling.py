@@ -5,13 +5,17 @@ Contract:
   and a ``fingerprint``: the cache key of its derivative (``cache.disk_key``
   over f's and its helpers' source, code, file, defaults and what their
   names denote, srcad's own code and the rules) and one digest per function
-  walked, to name the one that differs.  No generated code is sent.
+  walked, to name the one that differs.  No generated code is sent.  A
+  multiprocessing child's ``__mp_main__`` (the main script imported again)
+  counts as ``__main__``.  ``fingerprint_of(derivative)`` keeps it while the
+  derivative's guard says nothing changed.
 - ``by_reference(given)`` returns ``given`` when plain ``pickle`` can send it
   (a function found again as ``module.qualname``, a bound method, a
   ``functools.partial`` of such, another derivative).  A lambda or a local
   function cannot be: under plain ``pickle`` it raises ``SrcadError`` naming
   the function and both fixes; under ``cloudpickle`` (a pickler that reduces
-  functions itself is dumping) it is sent by value, as cloudpickle sends such functions.
+  functions itself is dumping) it is sent by value, as cloudpickle sends
+  such functions.
 - ``stale_or(derivative, pickled, here)`` is ``derivative`` when the
   fingerprints agree, else a ``StaleDerivative`` whose every call raises
   ``StaleSourceError`` saying what differs: the receiving process would
@@ -19,8 +23,8 @@ Contract:
 
 Example::
 
-    >>> import pickle, numpy as np, srcad
-    >>> from tests.pickle_functions import loss   # doctest: +SKIP
+    >>> import pickle, srcad
+    >>> from pickle_functions import loss   # doctest: +SKIP
     >>> df = pickle.loads(pickle.dumps(srcad.grad(loss)))   # doctest: +SKIP
 """
 from __future__ import annotations
