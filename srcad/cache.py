@@ -62,19 +62,15 @@ def cache_dir() -> Optional[Path]:
 
 
 def registry_fingerprint() -> str:
-    """A digest of every registered rule (changes when any rule is added or replaced)."""
+    """A digest of every registered rule (changes when any rule is added or replaced, not with their order)."""
     version = REGISTRY.version
     if version not in _fingerprint_cache:
-        digest = hashlib.sha256()
-        for mode in sorted(REGISTRY.rules):
-            for template in REGISTRY.rules[mode].values():
-                digest.update(f"{mode}:{describe(template.primal)}:{template.digest};".encode())
-        for key in REGISTRY.nondiff:
-            digest.update(f"nondiff:{describe(key)};".encode())
-        for key in REGISTRY.refused:
-            digest.update(f"refused:{describe(key)};".encode())
-        _fingerprint_cache.clear()
-        _fingerprint_cache[version] = digest.hexdigest()
+        entries = [f"{mode}:{describe(template.primal)}:{template.digest};"
+                   for mode in REGISTRY.rules for template in REGISTRY.rules[mode].values()]
+        entries += [f"nondiff:{describe(key)};" for key in REGISTRY.nondiff]
+        entries += [f"refused:{describe(key)};" for key in REGISTRY.refused]
+        _fingerprint_cache.clear()   # the same rules give the same digest in whatever order they came
+        _fingerprint_cache[version] = hashlib.sha256("".join(sorted(entries)).encode()).hexdigest()
     return _fingerprint_cache[version]
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib
 import inspect
 import re
 import sys
@@ -40,6 +41,7 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from . import cache
 from .dependencies import collect
 from .errors import SrcadError, StaleSourceError
+from .templates import REGISTRY
 
 Fingerprint = Tuple[str, Tuple[Tuple[str, str], ...]]
 
@@ -106,7 +108,33 @@ def fingerprint(func: Callable, wrt, mode: str, options: Dict[str, Any], receive
     material = collect(func, receiver=receiver).material()
     if sys.modules.get("__mp_main__") is sys.modules.get("__main__"):   # a multiprocessing child: the same
         material = re.sub(r"\b__mp_main__\b", "__main__", material)     # script, under its alias
-    return cache.disk_key(func, wrt, mode, options, material=material), _digests(material)
+    rules = (("the registered rules", cache.registry_fingerprint()[:16]),
+             ("srcad's own code", cache.code_fingerprint()[:16]))
+    return cache.disk_key(func, wrt, mode, options, material=material), _digests(material) + rules
+
+
+def rule_modules() -> Tuple[str, ...]:
+    """The modules the registered rules were written in (the SciPy families register when SciPy is imported).
+
+    Example::
+
+        >>> "grad_templates.trig" in rule_modules()
+        True
+    """
+    return tuple(sorted({template.rule.__module__ for by_key in REGISTRY.rules.values()
+                         for template in by_key.values()}))
+
+
+def import_rule_modules(modules) -> None:
+    """Import those of ``modules`` (``rule_modules()`` where a derivative was pickled) not imported here,
+    so that the rules they register are here too; one that cannot be imported leaves the rules differing
+    (then the fingerprints say so)."""
+    for name in modules:
+        if name not in sys.modules and name not in ("__main__", "__mp_main__"):
+            try:
+                importlib.import_module(name)
+            except ImportError:
+                pass
 
 
 def fingerprint_of(derivative) -> Optional[Fingerprint]:
@@ -172,9 +200,8 @@ def stale_or(derivative, pickled: Fingerprint, here: Optional[Fingerprint]):
     there_digests, here_digests = dict(pickled[1]), dict(here[1]) if here else {}
     differing = [label for label, digest in pickled[1] if here_digests.get(label) != digest]
     differing += [label for label in here_digests if label not in there_digests]
-    what = (f"these functions read differently here: {', '.join(differing)} (their source, code, defaults, "
-            f"file path, or what the names they read denote)" if differing else
-            "srcad's version, its rules, or the derivative's options differ here")
+    what = (f"these differ here: {', '.join(differing)} (a function's source, code, defaults, file path, or "
+            f"what the names it reads denote)" if differing else "the derivative's options differ here")
     return StaleDerivative(derivative.__name__, (
         f"the derivative of {name} was pickled in a process where it differs from this one's, so it is not "
         f"sent as code and cannot be built again here: {what}.  Run every process on the same source files at "

@@ -94,6 +94,29 @@ def workers_find_tests(monkeypatch):
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
 
 
+def _from_tests(value) -> bool:
+    """Whether ``value`` (a rule, or the function a rule is for) is defined in a file under tests/."""
+    code = getattr(value, "__code__", None)
+    if code is not None:
+        return Path(code.co_filename).resolve().is_relative_to(TESTS)
+    module = sys.modules.get(getattr(value, "__module__", None) or "")
+    return bool(getattr(module, "__file__", None)) and Path(module.__file__).resolve().is_relative_to(TESTS)
+
+
+@pytest.fixture
+def rules_of_a_new_process(monkeypatch):
+    """The registry without the rules other test modules registered when the suite imported them: a worker
+    does not import those modules, and a derivative pickled where the rules differ is refused as stale."""
+    from srcad.templates import REGISTRY
+    monkeypatch.setattr(REGISTRY, "rules", {mode: {key: rule for key, rule in by_key.items()
+                                                   if not _from_tests(rule.rule) and not _from_tests(rule.primal)}
+                                            for mode, by_key in REGISTRY.rules.items()})
+    for table in ("nondiff", "refused", "refused_arguments"):
+        monkeypatch.setattr(REGISTRY, table, {key: value for key, value in getattr(REGISTRY, table).items()
+                                              if not _from_tests(key)})
+    monkeypatch.setattr(REGISTRY, "version", REGISTRY.version + 1_000_000)   # the fingerprints are computed anew
+
+
 @pytest.mark.parametrize("dumps", [pickle.dumps, cloudpickle.dumps], ids=["pickle", "cloudpickle"])
 @pytest.mark.parametrize("label", LABELS)
 def test_every_kind_round_trips(label, dumps):
@@ -178,7 +201,8 @@ except srcad.StaleSourceError as error:
 """
 
 
-def test_a_new_process_loads_from_the_disk_cache_and_refuses_edited_source(tmp_path, monkeypatch):
+def test_a_new_process_loads_from_the_disk_cache_and_refuses_edited_source(tmp_path, monkeypatch,
+                                                                          rules_of_a_new_process):
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setenv("SRCAD_CACHE", "1")
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path / "cache"))
@@ -210,7 +234,7 @@ def _expected():
 
 
 @pytest.mark.parametrize("method", ["spawn", "fork"])
-def test_a_multiprocessing_pool(method):
+def test_a_multiprocessing_pool(method, rules_of_a_new_process):
     gradients, results = _expected()
     with multiprocessing.get_context(method).Pool(2) as pool:
         got = pool.map(srcad.grad(pf.loss), INPUTS)
@@ -222,7 +246,7 @@ def test_a_multiprocessing_pool(method):
         assert_identical(result, expected, f"{method} pool")
 
 
-def test_a_process_pool_executor():
+def test_a_process_pool_executor(rules_of_a_new_process):
     gradients, results = _expected()
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as executor:
         got = list(executor.map(srcad.grad(pf.loss), INPUTS))
@@ -237,7 +261,7 @@ def test_a_process_pool_executor():
         assert_identical(result, expected, "executor")
 
 
-def test_a_dask_local_cluster():
+def test_a_dask_local_cluster(rules_of_a_new_process):
     import distributed   # the test extra installs it
     gradients, _ = _expected()
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
