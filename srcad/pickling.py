@@ -121,8 +121,14 @@ def rule_modules() -> Tuple[str, ...]:
         >>> "grad_templates.trig" in rule_modules()
         True
     """
-    return tuple(sorted({template.rule.__module__ for by_key in REGISTRY.rules.values()
-                         for template in by_key.values()}))
+    if _RULE_MODULES.get("version") != REGISTRY.version:
+        _RULE_MODULES["version"] = REGISTRY.version
+        _RULE_MODULES["modules"] = tuple(sorted({template.rule.__module__ for by_key in REGISTRY.rules.values()
+                                                 for template in by_key.values()}))
+    return _RULE_MODULES["modules"]
+
+
+_RULE_MODULES: Dict[str, Any] = {}   # rule_modules() for one registry version
 
 
 def import_rule_modules(modules) -> None:
