@@ -62,19 +62,15 @@ def cache_dir() -> Optional[Path]:
 
 
 def registry_fingerprint() -> str:
-    """A digest of every registered rule (changes when any rule is added or replaced)."""
+    """A digest of every registered rule (changes when any rule is added or replaced, not with their order)."""
     version = REGISTRY.version
     if version not in _fingerprint_cache:
-        digest = hashlib.sha256()
-        for mode in sorted(REGISTRY.rules):
-            for template in REGISTRY.rules[mode].values():
-                digest.update(f"{mode}:{describe(template.primal)}:{template.digest};".encode())
-        for key in REGISTRY.nondiff:
-            digest.update(f"nondiff:{describe(key)};".encode())
-        for key in REGISTRY.refused:
-            digest.update(f"refused:{describe(key)};".encode())
-        _fingerprint_cache.clear()
-        _fingerprint_cache[version] = digest.hexdigest()
+        entries = [f"{mode}:{describe(template.primal)}:{template.digest};"
+                   for mode in REGISTRY.rules for template in REGISTRY.rules[mode].values()]
+        entries += [f"nondiff:{describe(key)};" for key in REGISTRY.nondiff]
+        entries += [f"refused:{describe(key)};" for key in REGISTRY.refused]
+        _fingerprint_cache.clear()   # the same rules give the same digest in whatever order they came
+        _fingerprint_cache[version] = hashlib.sha256("".join(sorted(entries)).encode()).hexdigest()
     return _fingerprint_cache[version]
 
 
@@ -95,15 +91,15 @@ def code_fingerprint() -> str:
 
 
 def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict,
-             dependencies: Optional[Dependencies] = None) -> str:
+             dependencies: Optional[Dependencies] = None, material: Optional[str] = None) -> str:
     """The hash that names ``func``'s derivative on disk (``dependencies``: ``collect(func)``, given
-    when the caller has it already)."""
+    when the caller has it already; ``material``: its ``material()``, given when the caller changed it)."""
     func = unwrap(func)
-    if dependencies is None:
-        dependencies = collect(func)
+    if material is None:
+        material = (dependencies or collect(func)).material()
     material = "\n".join([
         code_fingerprint(), registry_fingerprint(), mode, repr(tuple(wrt)), repr(sorted(options.items())),
-        dependencies.material(),
+        material,
     ])
     return hashlib.sha256(material.encode()).hexdigest()
 

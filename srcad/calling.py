@@ -1,6 +1,6 @@
 """Derivatives called other than with f's plain arguments: per object, per container, per argument count.
 
-Contract (``srcad.api`` calls these through ``use_special_calls``, set when
+Contract (``srcad.derivative`` calls these through ``use_special_calls``, set when
 srcad is imported):
 - ``MethodDerivative``: the derivative of a method that generated code calls
   with its object first (``dforward(self, x, dout=...)``): one derivative
@@ -35,7 +35,7 @@ import types
 import weakref
 from typing import Any, Callable, Dict, Tuple
 
-from .api import Derivative, _derivative, use_special_calls
+from .derivative import Derivative, _derivative, use_special_calls
 from .arguments import Wrt, object_gradient, object_paths, object_tangents, parameter_names
 from .frontend import tracebacks
 from .frontend.source import unwrap

@@ -23,6 +23,7 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Callable, Optional, Sequence, Union
 
@@ -34,6 +35,7 @@ from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
 from .runtime.dispatch import is_duck_array
 from .runtime.checkpointing import checked_snapshots
+from .pickling import by_reference
 from .trees import is_container
 
 
@@ -53,9 +55,9 @@ def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bo
         (5.0, array([2., 4.]))
     """
     checkpoints = checked_snapshots(checkpoints)
-    if func is None:
-        return lambda f: _derivative(f, wrt, "reverse", optimize, with_value=True, has_aux=has_aux,
-                                     checkpoints=checkpoints)
+    if func is None:   # used as @srcad.value_and_grad(wrt=...): a decorator (a partial, so it pickles too)
+        return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux, optimize=optimize,
+                                 checkpoints=checkpoints)
     return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux, checkpoints=checkpoints)
 
 
@@ -80,16 +82,23 @@ def vjp(func: Callable, *primals, has_aux: bool = False, checkpoints: Optional[i
     primals, floats = _primals(func, primals, "vjp")
     result = func(*_copies(primals))   # f may write its arguments; the caller's stay as they are
     out, aux = (result[0], result[1]) if has_aux else (result, None)
-    derivative = _derivative(func, tuple(floats), "reverse", True, has_aux=has_aux,
-                             checkpoints=checked_snapshots(checkpoints))
-
-    def vjp_fn(seed):
-        pulled = _call(derivative, primals, (seed,))
-        pulled = pulled[0] if has_aux else pulled
-        by_position = dict(zip(floats, pulled))
-        return tuple(by_position.get(position) for position in range(len(primals)))
-
+    vjp_fn = Pullback(_derivative(func, tuple(floats), "reverse", True, has_aux=has_aux,
+                                  checkpoints=checked_snapshots(checkpoints)), primals, floats, has_aux)
     return (out, vjp_fn, aux) if has_aux else (out, vjp_fn)
+
+
+class Pullback:
+    """``vjp``'s ``vjp_fn``: the seed pulled back to every primal.  It pickles (with its derivative and
+    primals), so it can be sent to another process."""
+
+    def __init__(self, derivative, primals: tuple, floats: Sequence[int], has_aux: bool):
+        self.derivative, self.primals, self.floats, self.has_aux = derivative, primals, tuple(floats), has_aux
+
+    def __call__(self, seed):
+        pulled = _call(self.derivative, self.primals, (seed,))
+        pulled = pulled[0] if self.has_aux else pulled
+        by_position = dict(zip(self.floats, pulled))
+        return tuple(by_position.get(position) for position in range(len(self.primals)))
 
 
 def _primals(func: Callable, primals: Sequence, caller: str):
@@ -148,19 +157,30 @@ def jacobian(func: Callable, wrt: Wrt = 0, mode: str = "auto"):
                        f"function that sets it, or use srcad.autodiff(f, wrt=...) for its products")
     positional = parameter_names(unwrap(func))[0][given:]
 
-    def jacobian_function(*args):
+    return Jacobian(func, names, as_tuple, positional, mode)
+
+
+class Jacobian:
+    """``jacobian``'s function of f's arguments.  It pickles (with f), so it can be sent to another process."""
+
+    def __init__(self, func: Callable, names, as_tuple: bool, positional, mode: str):
+        self.func, self.names, self.as_tuple, self.positional, self.mode = func, names, as_tuple, positional, mode
+        self.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
+
+    def __reduce__(self):   # f by reference (a lambda: SrcadError with the fix, or by value under cloudpickle)
+        return Jacobian, (by_reference(self.func), self.names, self.as_tuple, self.positional, self.mode)
+
+    def __call__(self, *args):
+        func, mode = self.func, self.mode
         out = np.asarray(func(*_copies(args)))
         blocks = []
-        for name in names:
-            index = positional.index(name)
+        for name in self.names:
+            index = self.positional.index(name)
             arg = np.asarray(args[index], dtype=float)
             chosen = mode if mode != "auto" else ("forward" if arg.size <= out.size else "reverse")
             scalar = not isinstance(args[index], np.ndarray)   # a Python number takes a float tangent
             blocks.append(_jacobian_block(func, args, index, arg, out, chosen, scalar))
-        return tuple(blocks) if as_tuple else blocks[0]
-
-    jacobian_function.__name__ = f"jacobian_{getattr(func, '__name__', 'f')}"
-    return jacobian_function
+        return tuple(blocks) if self.as_tuple else blocks[0]
 
 
 def hessian(func: Callable, wrt: Union[int, str] = 0):

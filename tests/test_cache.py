@@ -29,6 +29,7 @@ import pytest
 
 import srcad
 import srcad.api
+import srcad.derivative
 from srcad import cache
 
 REPO = Path(__file__).resolve().parent.parent
@@ -112,14 +113,14 @@ def counted_build(monkeypatch, project):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(srcad.api, "build", build)
-    monkeypatch.setattr(srcad.api, "_BY_FUNCTION", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(srcad.derivative, "_BY_FUNCTION", weakref.WeakKeyDictionary())   # the shared ones
     return calls
 
 
 def forget_derivatives():
     """A fresh process's memory: no built module, no shared derivative object (the disk stays)."""
     srcad.api._MEMORY.clear()
-    srcad.api._BY_FUNCTION.clear()
+    srcad.derivative._BY_FUNCTION.clear()
 
 
 def test_memory_cache_transforms_once_per_process(project, counted_build):
@@ -367,7 +368,7 @@ def test_concurrent_threads_get_one_consistent_result(project, monkeypatch):
     import threading
     monkeypatch.setenv("SRCAD_CACHE_DIR", str(project / "cache"))
     monkeypatch.setattr(srcad.api, "_MEMORY", {})
-    monkeypatch.setattr(srcad.api, "_BY_FUNCTION", weakref.WeakKeyDictionary())
+    monkeypatch.setattr(srcad.derivative, "_BY_FUNCTION", weakref.WeakKeyDictionary())   # the shared ones
     model = load_model(project, "threads")
     x = np.linspace(-1.0, 2.0, 4)
     barrier = threading.Barrier(8)

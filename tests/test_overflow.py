@@ -19,6 +19,7 @@ import pytest
 
 import srcad
 import srcad.api
+import srcad.derivative
 import srcad.overflow
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
@@ -125,7 +126,7 @@ def recomputations(monkeypatch):
         counts["jvp_by_reverse"] += 1
         return real_jvp(*args, **kwargs)
 
-    monkeypatch.setattr(srcad.api, "settled", settled)
+    monkeypatch.setattr(srcad.derivative, "settled", settled)   # where Derivative.__call__ finds it
     monkeypatch.setattr(srcad.overflow, "_jvp_by_reverse", jvp_by_reverse)
     return counts
 
