@@ -135,10 +135,13 @@ def import_rule_modules(modules) -> None:
     """Import those of ``modules`` (``rule_modules()`` where a derivative was pickled) not imported here,
     so that the rules they register are here too; one that cannot be imported leaves the rules differing
     (then the fingerprints say so)."""
+    from grad_templates.optional import FAMILIES   # a SciPy family registers when SciPy's module is imported
+    library_of = {f"grad_templates.{family}": library for library, families in FAMILIES.items()
+                  for family in families}
     for name in modules:
         if name not in sys.modules and name not in ("__main__", "__mp_main__"):
             try:
-                importlib.import_module(name)
+                importlib.import_module(library_of.get(name, name))
             except ImportError:
                 pass
 

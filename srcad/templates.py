@@ -211,7 +211,7 @@ def _register(mode: str, primals):
 
     def decorate(rule: Callable) -> Callable:
         template = Template(primals[0], rule, mode)
-        if not rule.__module__.startswith(_BUILT_IN_RULES):   # a user's rule: its mistakes show now
+        if not (rule.__module__ or "").startswith(_BUILT_IN_RULES):   # a user's rule: its mistakes show now
             template.body
         for primal in primals:
             REGISTRY.rules[mode][_key(primal)] = template.for_primal(primal)

@@ -35,6 +35,9 @@ WHY = {
     "zeros": "checks the data for zeros (a bool of an array) to choose the exact formula",
     "extra": "checks that the adjoint of the discarded columns is zero (a bool of an array) before refusing it",
     "helper": "a runtime helper's own rule builds its result in a new NumPy array",
+    "complex": "a duck array of complex numbers: the complex variant is chosen for NumPy arrays only, so it is refused "
+               "(WrtError) rather than differentiated",
+    "checkpoint": "a checkpointed loop keeps its snapshots as NumPy arrays",
 }
 # rows (their labels in specs.py) whose derivative still does: the key into WHY
 COERCING = {
@@ -80,6 +83,68 @@ COERCING = {
     "unarray-array": "helper",
     "unarray-nested": "helper",
     "unpermuted": "helper",
+    "checkpointed_loop": "checkpoint",
+    "close_real": "complex",
+    "complex_abs": "complex",
+    "conjugate": "complex",
+    "fft_fitted": "complex",
+    "fft_fitted-inverse": "complex",
+    "fft_transpose": "complex",
+    "fft_transpose-inverse": "complex",
+    "imag_part": "complex",
+    "irfft_fitted": "complex",
+    "irfft_transpose": "complex",
+    "like_kind": "complex",
+    "like_real": "complex",
+    "np.absolute-complex": "complex",
+    "np.angle-complex": "complex",
+    "np.concatenate-complex": "complex",
+    "np.conjugate-complex": "complex",
+    "np.cos-complex": "complex",
+    "np.cosh-complex": "complex",
+    "np.dot-complex": "complex",
+    "np.einsum-complex": "complex",
+    "np.exp-complex": "complex",
+    "np.fft": "complex",
+    "np.fft2": "complex",
+    "np.fftn": "complex",
+    "np.ifft": "complex",
+    "np.ifftn": "complex",
+    "np.imag-complex": "complex",
+    "np.irfft": "complex",
+    "np.irfft-odd": "complex",
+    "np.irfft2": "complex",
+    "np.irfftn": "complex",
+    "np.log-complex": "complex",
+    "np.mean-complex": "complex",
+    "np.prod-complex": "complex",
+    "np.real-complex": "complex",
+    "np.real_if_close-complex": "complex",
+    "np.reciprocal-complex": "complex",
+    "np.reshape-complex": "complex",
+    "np.sin-complex": "complex",
+    "np.sinh-complex": "complex",
+    "np.sqrt-complex": "complex",
+    "np.square-complex": "complex",
+    "np.stack-complex": "complex",
+    "np.sum-complex": "complex",
+    "np.tan-complex": "complex",
+    "np.tanh-complex": "complex",
+    "np.transpose-complex": "complex",
+    "op.add-complex": "complex",
+    "op.getitem-complex": "complex",
+    "op.matmul-complex": "complex",
+    "op.mul-complex": "complex",
+    "op.mul-complex-real": "complex",
+    "op.neg-complex": "complex",
+    "op.pow-complex-literal": "complex",
+    "op.sub-complex": "complex",
+    "op.truediv-complex": "complex",
+    "phase": "complex",
+    "real_part": "complex",
+    "rfft_fitted": "complex",
+    "rfft_transpose": "complex",
+    "unit_phase": "complex",
 }
 
 
@@ -129,6 +194,8 @@ def _duck_failure(case, mode) -> str:
     except Exception as error:   # noqa: BLE001 -- NumPy turns a coercion inside np.array into a ValueError
         if COERCIONS:
             return f"a coercion ended in {error!r}:\n{COERCIONS[0]}"
+        if isinstance(error, srcad.SrcadError):   # a clear refusal: not differentiated, never a wrong number
+            return f"srcad refuses it: {error}"
         raise
     if COERCIONS:
         return f"a coercion was caught on the way:\n{COERCIONS[0]}"

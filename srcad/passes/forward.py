@@ -300,9 +300,21 @@ class ForwardMode(Transformation):
         self.defined.add(target)
         if is_fresh(value, self.unit.bindings.objects):
             self.owned.add(target)
-        else:
+        else:   # it may be (a view of) a tangent it reads: a store into either must copy first
             self.owned.discard(target)
+            read = _maybe_aliased(value)
+            self.owned -= {name for name in self.owned if self.unit.namer.derivative(name) in read}
         return [syntax.assign(self.unit.namer.derivative(target), value)]
+
+
+def _maybe_aliased(value) -> Set[str]:
+    """Tangents ``value`` may be the very array of when its primal is a new array: a bare tangent, or one
+    passed through ``broadcast_like`` (a view's tangent, ``dA[i]``, is a view as its primal is)."""
+    if isinstance(value, gast.Name):
+        return {value.id}
+    if isinstance(value, gast.Call) and value.args and getattr(value.func, "id", "") == "broadcast_like":
+        return _maybe_aliased(value.args[0])
+    return set()
 
 
 class _ZERO(gast.Name):

@@ -33,6 +33,7 @@ from typing import Any, List
 import numpy as np
 
 from ..errors import UnsupportedValueError
+from .dispatch import is_duck_array
 
 
 def add_lists(total: List, more) -> List:
@@ -108,7 +109,7 @@ def sequence_length(items) -> int:
         >>> sequence_length([1.0, 2.0]), sequence_length(np.zeros((3, 2)))
         (2, 3)
     """
-    if isinstance(items, (list, tuple, range, str, np.ndarray)) or (
+    if isinstance(items, (list, tuple, range, str, np.ndarray)) or is_duck_array(items) or (
             isinstance(items, Sequence) and not isinstance(items, Mapping)):
         return len(items)
     kind = type(items).__name__
