@@ -3,7 +3,8 @@
 Contract:
 - ``instrumented(source)`` is a copy of a program's module whose every
   comparison, integer cast (``astype``, ``np.array(..., dtype=int)``,
-  ``int(...)``), argument of ``abs``/``np.abs``/``np.sign``, pair of
+  ``int(...)``), step function (``np.floor``, ``np.floor_divide``, ``//``,
+  ``%``, ``np.round``...), argument of ``abs``/``np.abs``/``np.sign``, pair of
   ``np.minimum``/``np.maximum``/``np.fmin``/``np.fmax`` and argument of
   ``np.max``/``np.min``/``np.amax``/``np.amin`` passes through a recorder.
   The copy computes exactly what the original computes.
@@ -25,6 +26,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 import numpy as np
 
 _ZERO_KINKS = {"abs", "absolute", "sign", "fabs"}
+_STEPS = {"floor", "ceil", "floor_divide", "round", "rint", "trunc", "fix", "mod", "remainder", "fmod"}
 _TIES = {"minimum", "maximum", "fmin", "fmax"}
 _EXTREMES = {"max", "min", "amax", "amin"}
 
@@ -70,12 +72,16 @@ class _Instrument(ast.NodeTransformer):
         self.generic_visit(node)
         return _recorded("choice", node)
 
+    def visit_BinOp(self, node):
+        self.generic_visit(node)
+        return _recorded("choice", node) if isinstance(node.op, (ast.FloorDiv, ast.Mod)) else node
+
     def visit_Call(self, node):
         self.generic_visit(node)
         name = _name_of(node.func)
         integer = (name == "astype" or (name == "int" and isinstance(node.func, ast.Name))
                    or any(k.arg == "dtype" and _name_of(k.value) in ("int", "int64") for k in node.keywords))
-        if integer:
+        if integer or name in _STEPS:
             return _recorded("choice", node)
         if name in _ZERO_KINKS and node.args:
             node.args[0] = _recorded("zero", node.args[0])

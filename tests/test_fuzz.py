@@ -446,10 +446,13 @@ EXACT_POINT_CHOICES = [   # minimised from fuzz seeds 405771, 406914 and 408192 
      "    return (np.arctan2(s, 2.0 + np.cos(y[1, 2])) if (s * t0[0]) < 0.0 else (t0[-1] - t0[-1]))\n",
      "M,S", ("all", "")),
     ("def f(y, s, w):\n    return np.minimum(np.abs((s if w[1] > 0.5 else s)), s)\n", "M,S,W", ("", "all", "")),
+    ("def f(w, x):\n"   # seed 700223: floor_divide of exactly 0
+     "    t2 = np.floor_divide(np.outer(w, x), 0.25) + np.outer(w, x) ** 2\n"
+     "    return np.sum(w[1] * t2, axis=0) + np.sum(np.tanh(x))\n", "W,V", ("", "all")),
 ]
 
 
-@pytest.mark.parametrize("body, kinds, zeros", EXACT_POINT_CHOICES, ids=["cast", "conditional", "tie"])
+@pytest.mark.parametrize("body, kinds, zeros", EXACT_POINT_CHOICES, ids=["cast", "conditional", "tie", "step"])
 def test_a_choice_that_flips_exactly_at_the_point_is_skipped_not_wrong(body, kinds, zeros):
     """At these points the program is differentiable but automatic differentiation, srcad's as any other's,
     gives the derivative of the choices made exactly there (an integer cast or an `x if c else y` that flips
