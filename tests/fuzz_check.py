@@ -267,14 +267,20 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
     namespace = build_module(program.source)
     f = namespace["f"]
     arguments = random_arguments(program, seed)
-    first = check_point(program, f, arguments, seed)
+    recorded = instrumented(program.source, build_module)   # f's choices, in a copy run beside it
+    first = check_point(program, f, arguments, seed, recorded=recorded)
     if not program.redefinition or first.status in RANKS[2:]:
         return first
     outcomes = [first]
     with helpers_restored():
         run_cell(program.redefinition, namespace)
+        if recorded is not None:   # the copy is redefined the same way
+            try:
+                run_cell(program.redefinition, recorded)
+            except Exception:   # noqa: BLE001 -- then choices are not recorded after it
+                recorded = None
         for label, names in (("the same derivatives", ()), ("new derivatives", program.parameters)):
-            outcome = check_point(program, f, arguments, seed, names, redefined=True)
+            outcome = check_point(program, f, arguments, seed, names, recorded=recorded)
             if outcome.status != "ok":
                 outcome.detail = f"after the redefinition, with {label}: {outcome.detail}"
             outcomes.append(outcome)
@@ -308,7 +314,7 @@ def raises_alike(f: Callable, arguments: List, error: Exception, rng, names: Tup
 
 
 def check_point(program: Program, f: Callable, arguments: List, seed: int, names: Tuple[str, ...] = (),
-                redefined: bool = False) -> Outcome:
+                recorded=None) -> Outcome:
     """One comparison of f's derivatives with finite differences at ``arguments`` (see the module docstring)."""
     rng = np.random.default_rng(seed + 1)
     with np.errstate(all="ignore"):
@@ -324,7 +330,6 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     scale_x = max([1.0] + [float(np.max(np.abs(a))) for a in arguments])
     try:
         with np.errstate(all="ignore"):
-            recorded = instrumented(program.source, build_module) if not names and not redefined else None
             stencil = differences(f, arguments, directions, u, scale_x, recorded)
     except (ArithmeticError, ValueError, IndexError) as error:
         return Outcome("skipped", f"f raises {type(error).__name__} near the point: {error}")
