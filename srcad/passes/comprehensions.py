@@ -101,7 +101,7 @@ class _ComprehensionLowering(gast.NodeTransformer):
                     renames[target.id] = self.unit.namer.fresh(target.id)
         element = syntax.rename(syntax.clone(node.elt), renames)
         innermost = [syntax.expr_stmt(syntax.call(syntax.dotted(f"{result}.append"), [element]))]
-        for generator in reversed(node.generators):
+        for index, generator in reversed(list(enumerate(node.generators))):
             if generator.is_async:
                 raise self.unit.error(node, UnsupportedSyntaxError, "an async comprehension",
                                       "use a plain loop")
@@ -109,7 +109,9 @@ class _ComprehensionLowering(gast.NodeTransformer):
                 innermost = [gast.If(test=syntax.rename(syntax.clone(condition), renames), body=innermost,
                                      orelse=[])]
             target = syntax.rename(syntax.clone(generator.target), renames)
-            iterator = syntax.rename(syntax.clone(generator.iter), renames)
+            # the first iterable is read in the enclosing scope, before any target is bound: `x for x in x`
+            iterator = syntax.clone(generator.iter) if index == 0 else syntax.rename(syntax.clone(generator.iter),
+                                                                                    renames)
             innermost = [gast.For(target=target, iter=iterator, body=innermost, orelse=[], type_comment=None)]
         self.before += [syntax.assign(result, gast.List(elts=[], ctx=gast.Load()))] + innermost
         return syntax.name(result)
