@@ -402,6 +402,19 @@ def assert_same_value(value, expected, what: str) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12 * scale, err_msg=f"{what} is not f's value")
 
 
+def check_both_modes(f: Callable, args: Sequence, wrt=None) -> None:
+    """Reverse and forward mode against finite differences, ``<u, Jv> = <J^T u, v>``, and the values.
+
+    Example::
+
+        >>> check_both_modes(np.sin, (np.array([0.5]),))   # doctest: +SKIP
+    """
+    check_reverse(f, args, wrt)
+    check_forward(f, args, wrt)
+    check_forward_reverse(f, args, wrt)
+    check_values(f, args, wrt)
+
+
 def check_values(f: Callable, args: Sequence, wrt=None, *, optimize: bool = True) -> None:
     """The output ``value_and_grad``, ``vjp`` and ``jvp`` return is ``f(*args)``.
 
