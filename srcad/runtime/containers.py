@@ -37,8 +37,15 @@ from .dispatch import is_duck_array
 
 
 def add_lists(total: List, more) -> List:
-    """Element-by-element sum of two derivative lists of the same length."""
-    return [add_structures(a, b) for a, b in zip(total, more)]
+    """Element-by-element sum of two derivative lists of the same length.
+
+    ``total`` may also be a zero that stands for "no derivative yet": the
+    0.0 a derivative starts from when its variable may be unbound, or the
+    empty list ``zeros_like`` gives for a list whose items were all popped.
+    Lists of two different nonzero lengths raise instead of being cut to
+    the shorter one.
+    """
+    return _added_items(total, more)
 
 
 def add_structures(total: Any, more: Any) -> Any:
@@ -49,11 +56,27 @@ def add_structures(total: Any, more: Any) -> Any:
         >>> add_structures({"w": [1.0, 2.0]}, {"w": [0.5, 0.5]})
         {'w': [1.5, 2.5]}
     """
-    if isinstance(total, (list, tuple)):
-        return [add_structures(a, b) for a, b in zip(total, more)]
+    if isinstance(total, (list, tuple)) or isinstance(more, (list, tuple)):
+        return _added_items(total, more)
     if isinstance(total, dict):
         return {key: add_structures(value, more[key]) if key in more else value for key, value in total.items()}
     return total + more
+
+
+def _added_items(total, more) -> List:
+    if _no_items_yet(total):
+        return [copy.copy(item) if isinstance(item, (list, dict)) else item for item in more]
+    if _no_items_yet(more):
+        return list(total)
+    if len(total) != len(more):
+        raise ValueError(f"srcad: internal error, adding the derivatives of lists of lengths {len(total)} "
+                         f"and {len(more)}; please report this with the function that caused it")
+    return [add_structures(a, b) for a, b in zip(total, more)]
+
+
+def _no_items_yet(value) -> bool:
+    """A zero standing for a list derivative not yet started: a plain 0.0 or an empty list."""
+    return (value.__class__ is float and value == 0.0) or (isinstance(value, (list, tuple)) and not value)
 
 
 class _Absent:
