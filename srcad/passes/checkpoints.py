@@ -124,6 +124,8 @@ class _Loop:
     def __init__(self, unit, loop, before: List, after: List):
         self.unit, self.loop, self.before, self.after = unit, loop, before, after
         self.index = loop.target.id if isinstance(loop.target, gast.Name) else None
+        # f's local defs, most of them helpers of f's module that `inline_calls` copied in
+        self.definitions = {node.name: node for node in before if isinstance(node, gast.FunctionDef)}
 
     def error(self, node, construct: str, fix: str):
         return self.unit.error(node, UnsupportedSyntaxError,
@@ -187,6 +189,8 @@ class _Loop:
             raise self.error(call, f"`.{function.attr}(...)`, which changes a value in place,",
                              "reduce the values as the loop goes (`total = total + np.sum(u)`), or compute them "
                              "after the loop")
+        if isinstance(function, gast.Name) and function.id in self.definitions:
+            self._check_helper(call, function.id)
         called = syntax.annotation(function, "ref")
         positional_out = isinstance(called, np.ufunc) and len(call.args) > called.nin   # np.add(u, v, u)
         if called in _MUTATING_FUNCTIONS or positional_out or any(k.arg == "out" for k in call.keywords):
@@ -196,6 +200,29 @@ class _Loop:
                 and isinstance(syntax.annotation(function.value, "ref"), np.ufunc):
             raise self.error(call, f"`{to_source(function).strip()}`, which writes into an array in place,",
                              "build the new array instead (`np.bincount` or a one-hot product)")
+
+    def _check_helper(self, call, name: str) -> None:
+        """A call of a local def: the step calls the module's own function by that name, so it must be one."""
+        scope = getattr(self.unit.parsed.func, "__globals__", {})
+        copied = name in self.unit.facts.get("inline_calls", ()) and getattr(scope.get(name), "__code__", None) \
+            is not None and scope[name].__name__ == self.definitions[name].name
+        if not copied:
+            raise self.error(call, f"a call of `{name}`, a function defined inside {self.unit.tree.name} or a "
+                             "method,", f"define `{name}` at module level and call it by its name")
+
+    def _helper_writes(self, call, seen=()) -> Set[str]:
+        """The names a call of a local def passes to parameters the def (or a def it calls) writes into."""
+        function = call.func
+        if not (isinstance(function, gast.Name) and function.id in self.definitions) or function.id in seen:
+            return set()
+        definition = self.definitions[function.id]
+        body = gast.Module(body=definition.body, type_ignores=[])
+        written = self._written_in_place(body, seen + (function.id,))
+        parameters = [argument.id for argument in definition.args.args]
+        bound = dict(zip(parameters, call.args))
+        bound.update((keyword.arg, keyword.value) for keyword in call.keywords if keyword.arg)
+        return {value.id for parameter, value in bound.items()
+                if parameter in written and isinstance(value, gast.Name)}
 
     # the state ---------------------------------------------------------------------------
     def _carried(self):
@@ -219,11 +246,14 @@ class _Loop:
             self._check_no_alias_before(name)
         return carried, [name for name in carried if name in written]
 
-    def _written_in_place(self, body) -> Set[str]:
+    def _written_in_place(self, body, seen=()) -> Set[str]:
         """Names the body stores into through a subscript or an attribute (``u[1:-1] = ...``, ``u[0] += 1``),
-        or updates with an augmented assignment (``u += v`` writes into an array)."""
+        updates with an augmented assignment (``u += v`` writes into an array), or passes to a helper that
+        writes into that parameter (``step(u, c)`` with ``def step(u, c): u[1:] = ...``)."""
         written = set()
         for node in syntax.walk(body):
+            if isinstance(node, gast.Call):
+                written |= self._helper_writes(node, seen)
             if isinstance(node, gast.AugAssign) and isinstance(node.target, gast.Name):
                 written.add(node.target.id)
             targets = node.targets if isinstance(node, gast.Assign) else [node.target] \
@@ -264,7 +294,8 @@ class _Loop:
         body = gast.Module(body=self.loop.body, type_ignores=[])
         local = set(self.unit.facts.get("resolve", ())) | set(self.unit.wrt)
         assigned = syntax.stored_names(body) | set(carried) | {self.index}
-        return [name for name in _in_order(body) if name in local and name not in assigned]
+        return [name for name in _in_order(body) if name in local and name not in assigned
+                and name not in self.definitions]   # the step calls the module's function (_check_helper)
 
     # the step function -------------------------------------------------------------------
     def _step_function(self, carried, invariants):
@@ -294,6 +325,7 @@ class _Loop:
         scope.update(unit.bindings.objects)   # what f's names denote: its closure, the functions passes bound
         step = types.FunctionType(inner, scope, name)
         step.srcad_loop_step = True   # `srcad show --checkpoints` prints it
+        step.srcad_globals = getattr(unit.parsed.func, "__globals__", {})   # its module: inline its helpers
         return step
 
 

@@ -79,7 +79,10 @@ class Inline(Transformation):
                 continue
             stmt = hoist_from_expressions(stmt, _CallExpander(self, before, stmt), before,
                                           lambda test: self._refuse_in(test, stmt))
-            result += before + [stmt]
+            if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Name) and before \
+                    and stmt.value.id in syntax.stored_names(gast.Module(body=before, type_ignores=[])):
+                stmt = None   # `g(a)` as a statement: its result, now a name, is not read
+            result += before + ([stmt] if stmt is not None else [])
         return result
 
     def _definition(self, stmt):
@@ -246,7 +249,13 @@ class _CallExpander(gast.NodeTransformer):
 
 
 def _returns_to_result(unit, body, result, definition) -> List:
-    """The body with every ``return e`` turned into ``result = e``; only tail returns are allowed."""
+    """The body with every ``return e`` turned into ``result = e``; only tail returns are allowed.
+
+    A body that may run off its end returns None there, as Python does.
+    """
+    if not _ends_in_return(body):
+        last_line = getattr(body[-1], "lineno", None) if body else None
+        body = body + [syntax.set_location(gast.Return(value=None), last_line) if last_line else gast.Return(value=None)]
     def lower(block) -> List:
         out = []
         for index, stmt in enumerate(block):

@@ -169,7 +169,8 @@ def func_names(unit: Unit) -> Set[str]:
 
 def _candidate(func, value):
     """``value`` parsed, when it is a helper function that can be inlined into ``func``; else None."""
-    if not isinstance(value, types.FunctionType) or value is func or value.__globals__ is not func.__globals__:
+    home = getattr(func, "srcad_globals", func.__globals__)   # a checkpointed loop's step: its function's module
+    if not isinstance(value, types.FunctionType) or value is func or value.__globals__ is not home:
         return None
     code = value.__code__
     if (value.__closure__ or code.co_flags & _CO_PLAIN_FLAGS or code.co_kwonlyargcount
