@@ -41,4 +41,5 @@ METHODS = {
     "diagonal": (np.diagonal, False), "repeat": (np.repeat, False), "round": (np.round, False),
     "argmax": (np.argmax, False), "argmin": (np.argmin, False), "argsort": (np.argsort, False),
     "all": (np.all, False), "any": (np.any, False), "astype": (np.asarray, False), "view": (np.asarray, False),
+    "conj": (np.conj, False), "conjugate": (np.conj, False),
 }

@@ -55,6 +55,10 @@ CASES = [
     ("np.abs(x * C) + np.angle(C * x)", "x", (X,)),
     ("np.sum(np.abs(z))", "z", (1 + 2j,)),
     ("np.sum(np.abs(np.exp(1j * np.arange(3.0))) * x)", "x", (X,)),
+    # the attribute and method forms: z.real, z.imag, z.conj(), z.conjugate()
+    ("np.sum(z.real * z.imag) + (z * w).imag", "z, w", (Z, W)),
+    ("np.abs(z.conj() * w) + (z.conjugate() * z).real + x.real * x.conj()", "z, w, x", (Z, W, X)),
+    ("(m @ z).conj().imag ** 2 + m.T.real[0]", "m, z", (M, Z)),
 ]
 
 

@@ -325,6 +325,8 @@ class Normalize(Transformation):
         if isinstance(node, gast.Attribute):
             if node.attr == "T":
                 return self._numpy_call("transpose", [self._atom(node.value)], [])
+            if node.attr in ("real", "imag") and annotation(node.value, "ref", None) is None:
+                return self._numpy_call(node.attr, [self._atom(node.value)], [])   # np.real reads `.real` itself
             # an attribute of an object (self.w): a constant, unless the object is differentiated
             return gast.Attribute(value=self._atom(node.value), attr=node.attr, ctx=gast.Load())
         if isinstance(node, gast.Call):
