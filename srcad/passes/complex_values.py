@@ -31,8 +31,8 @@ What it cannot see (a complex attribute of an object, a callee that returns
 a complex number) the derivative checks when it runs (``srcad/arguments.py``).
 
 Example: in ``def f(x): return np.sum(np.abs(x * np.exp(1j * x)))`` the
-gradient is that of the real map; ``np.cumsum(np.exp(1j * x))`` fails at its
-line with "`np.cumsum` of a complex number has no derivative in srcad ...".
+gradient is that of the real map; ``np.maximum(np.exp(1j * x), 0.0)`` fails at
+its line with "`np.maximum` of a complex number has no derivative in srcad ...".
 """
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ _REAL_IN_REAL_OUT = ("fftshift", "ifftshift", "fftfreq", "rfftfreq")   # of nump
 _DTYPE_TAKERS = (np.dtype, np.asarray, np.array, np.asanyarray)   # a string argument is a dtype
 _MISSING = object()
 HINT = ("compute it with the functions srcad differentiates for complex numbers (README, \"Complex numbers\"), "
-        "or write that step with real and imaginary parts, each a float array: e.g. np.cumsum(np.cos(t)) and "
-        "np.cumsum(np.sin(t)) for np.cumsum(np.exp(1j * t))")
+        "or write that step with real and imaginary parts, each a float array: e.g. np.sort(np.real(z)) and "
+        "np.sort(np.imag(z)) for the parts of a complex array sorted one by one")
 
 
 def is_complex_value(value) -> bool:
@@ -172,6 +172,12 @@ _COMPLEX_RULES = frozenset(map(id, (
     np.fft.fftshift, np.fft.ifftshift, np.power, spectral.real_input, spectral.like_real, spectral.like_kind,
     spectral.unit_phase, spectral.fft_transpose, spectral.fft_fitted, spectral.rfft_transpose, spectral.rfft_fitted,
     spectral.irfft_transpose, spectral.irfft_fitted, *set(_NOT_HOLOMORPHIC.values()))))
+# linear or holomorphic, with rules written in transposes and products only (no conjugate, no comparison of
+# the values): the same formulas hold for complex numbers; tests/test_complex.py checks each
+_COMPLEX_RULES |= frozenset(map(id, (
+    np.cumsum, np.cumprod, np.where, np.flip, np.roll, np.tile, np.repeat, np.trace, np.diagonal, np.swapaxes,
+    np.moveaxis, np.hstack, np.vstack, np.outer, np.diff, sum, np.asarray, np.linalg.det, np.linalg.inv,
+    np.linalg.solve)))
 # srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
 # conjugate: a derivative of complex code is differentiated again through them
 _COMPLEX_RULES |= frozenset(map(id, (

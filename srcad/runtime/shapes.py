@@ -114,7 +114,11 @@ def unrepeat(grad, like, repeats, axis=None):
     shape = np.shape(like)
     if axis is None:
         owner = np.repeat(np.arange(int(np.prod(shape))), repeats)
-        return np.reshape(np.bincount(owner, weights=np.ravel(grad), minlength=int(np.prod(shape))), shape)
+        flat, size = np.ravel(grad), int(np.prod(shape))
+        summed = np.bincount(owner, weights=np.real(flat), minlength=size)
+        if np.iscomplexobj(flat):   # bincount adds floats only: the imaginary parts on their own
+            summed = summed + 1j * np.bincount(owner, weights=np.imag(flat), minlength=size)
+        return np.reshape(summed, shape)
     axis = axis % len(shape)
     owner = np.repeat(np.arange(shape[axis]), repeats)
     moved = np.moveaxis(as_array(grad), axis, 0)
@@ -232,7 +236,7 @@ def undiagonal(grad, a, offset=0, axis1=0, axis2=1):
     grad = as_array(grad)
     if is_duck_array(grad):
         return _placed_on_diagonal(grad, np.shape(a), offset, axis1, axis2)
-    result = np.zeros(np.shape(a), dtype=grad.dtype if grad.dtype.kind == "f" else float)
+    result = np.zeros(np.shape(a), dtype=grad.dtype if grad.dtype.kind in "fc" else float)
     view = np.moveaxis(result, (axis1, axis2), (-2, -1))
     rows, columns = view.shape[-2:]
     count = max(0, min(rows, columns - offset) if offset >= 0 else min(rows + offset, columns))
@@ -246,7 +250,7 @@ def _placed_on_diagonal(grad, shape, offset, axis1, axis2):
     such an array cannot be written through a view of its diagonal."""
     rows, columns = shape[axis1], shape[axis2]
     count = np.shape(grad)[-1]
-    placement = np.zeros((count, rows, columns), dtype=grad.dtype if grad.dtype.kind == "f" else float)
+    placement = np.zeros((count, rows, columns), dtype=grad.dtype if grad.dtype.kind in "fc" else float)
     i = np.arange(count) + max(0, -offset)
     placement[np.arange(count), i, i + offset] = 1.0
     placed = np.tensordot(grad, array_like(placement, grad), axes=([-1], [0]))
