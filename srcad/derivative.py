@@ -316,7 +316,8 @@ class Derivative:
     def __reduce__(self):
         """Pickled as what it is built from, never as generated code (see the module's contract)."""
         return unpickled, (pickling.by_reference(self._given), self.requested_wrt, self.mode,
-                           self._requested_options, pickling.fingerprint_of(self), pickling.rule_modules())
+                           self._requested_options, pickling.fingerprint_of(self), pickling.rule_modules(),
+                           pickling.sent_sources(self._given))
 
 
 def _stale() -> bool:
@@ -433,13 +434,14 @@ def use_loader(load: Callable[["Derivative"], None]) -> None:
 
 
 def unpickled(given: Callable, wrt: Wrt, mode: str, options: Dict[str, Any], fingerprint,
-              rule_modules=()) -> Callable:
+              rule_modules=(), sources=()) -> Callable:
     """The derivative a pickle holds, in this process: the shared one of ``given``, or, when the key of
     ``given`` as this process has it differs from the pickled ``fingerprint``, a stand-in whose every call
     raises ``StaleSourceError`` (``srcad.pickling``)."""
     if isinstance(given, pickling.StaleDerivative):   # a derivative of a stale derivative is stale
         return given
     pickling.import_rule_modules(rule_modules)   # the rules the sender had: the SciPy families, the user's
+    pickling.restore_sources(given, sources)   # the source of what cloudpickle sent by value
     kept = dict(options)
     derivative = _derivative(given, wrt, mode, kept.pop("optimize", True), **kept)
     return derivative if fingerprint is None else pickling.stale_or(derivative, fingerprint,

@@ -16,6 +16,15 @@ Contract:
   the function and both fixes; under ``cloudpickle`` (a pickler that reduces
   functions itself is dumping) it is sent by value, as cloudpickle sends
   such functions.
+- ``sent_sources(given)``: under cloudpickle, the source lines of every
+  function the derivative is built from that cloudpickle may send by value
+  (defined in ``__main__``, a notebook cell, or not found by name), keyed by
+  file, each def at its line.  ``restore_sources(given, sources)`` in the
+  receiving process puts them where ``inspect`` finds them (``linecache``,
+  only for a file it cannot read there) and gives the functions received by
+  value their file name back (cloudpickle 3.1.3 and later rename it
+  ``<dynamic-code>``), so that the fingerprint and the derivative come from
+  the same text as in the sending process.
 - ``stale_or(derivative, pickled, here)`` is ``derivative`` when the
   fingerprints agree, else a ``StaleDerivative`` whose every call raises
   ``StaleSourceError`` saying what differs: the receiving process would
@@ -33,6 +42,7 @@ import functools
 import hashlib
 import importlib
 import inspect
+import linecache
 import re
 import sys
 import types
@@ -89,6 +99,72 @@ def _cloudpickle_dumping() -> bool:
             return True
         frame = frame.f_back
     return False
+
+
+Sources = Tuple[Tuple[str, Tuple[str, ...], Tuple[Tuple[str, int], ...]], ...]
+_DYNAMIC_FILES = ("<dynamic-code>",)   # the file name cloudpickle (3.1.3 and later) gives code sent by value
+
+
+def _walked_functions(given: Callable) -> list:
+    function = given
+    while isinstance(function, functools.partial):
+        function = function.func
+    function = getattr(function, "__func__", function)   # a bound method: its function
+    if not isinstance(function, types.FunctionType):
+        return []
+    return [holder for kind, holder, _, _ in collect(function).entries
+            if kind == "code" and isinstance(holder, types.FunctionType)]
+
+
+def sent_sources(given: Callable) -> Sources:
+    """The sources to send with a derivative of ``given`` (see the module's contract); () unless cloudpickle
+    is pickling it.  Each is a whole file (a script, a notebook cell: its imports decide how a def
+    compiles), with the functions defined in it, by qualified name and first line.
+
+    Example::
+
+        sources = sent_sources(f)   # in Derivative.__reduce__
+    """
+    if not _cloudpickle_dumping():
+        return ()
+    by_file: Dict[str, list] = {}
+    for function in _walked_functions(given):
+        if function.__module__ not in ("__main__", "__mp_main__") and _found_by_name(function) \
+                and getattr(sys.modules.get(function.__module__), "__file__", None):
+            continue   # cloudpickle sends it by reference: the receiver imports its module
+        code = function.__code__
+        if linecache.getlines(code.co_filename, function.__globals__):
+            by_file.setdefault(code.co_filename, []).append((function.__qualname__, code.co_firstlineno))
+    return tuple((filename, tuple(linecache.getlines(filename)), tuple(defs))
+                 for filename, defs in sorted(by_file.items()))
+
+
+def restore_sources(given: Callable, sources: Sources) -> None:
+    """Make the ``sources`` sent with a derivative readable here, and name their files again (see the
+    module's contract).  A file this process can read is left as it is: when it differs from the one
+    sent, the fingerprints say so.
+
+    Example::
+
+        restore_sources(given, sources)   # in srcad.derivative.unpickled, before building
+    """
+    where = {}
+    for filename, lines, defs in sources:
+        if not linecache.getlines(filename) and filename not in linecache.cache:
+            linecache.cache[filename] = (sum(map(len, lines)), None, list(lines), filename)
+        where.update((definition, filename) for definition in defs)
+    for function in _walked_functions(given) if where else ():
+        code = function.__code__
+        filename = where.get((function.__qualname__, code.co_firstlineno))
+        if filename is not None and code.co_filename in _DYNAMIC_FILES:
+            function.__code__ = _renamed(code, filename)
+
+
+def _renamed(code: types.CodeType, filename: str) -> types.CodeType:
+    """``code`` and the code objects nested in it (lambdas, comprehensions, inner defs) from ``filename``."""
+    constants = tuple(_renamed(constant, filename) if isinstance(constant, types.CodeType) else constant
+                      for constant in code.co_consts)
+    return code.replace(co_filename=filename, co_consts=constants)
 
 
 def fingerprint(func: Callable, wrt, mode: str, options: Dict[str, Any], receiver=None) -> Optional[Fingerprint]:

@@ -309,3 +309,82 @@ def test_a_script_sends_the_derivatives_of_its_own_functions_to_a_spawn_pool(tmp
                          timeout=120, cwd=str(tmp_path))
     assert run.returncode == 0, run.stderr
     assert run.stdout.splitlines() == ["True", f"cannot pickle the derivative of <lambda> ({tmp_path / 'script.py'}"]
+
+
+SENDER = """
+import sys
+import cloudpickle
+import numpy as np
+import srcad
+
+SCALE = 1.5
+
+
+def helper(x):
+    return np.sin(x) * x * SCALE
+
+
+def f(x):
+    return np.sum(helper(x) ** 2) + np.sum([v * v for v in x])
+
+
+x = np.linspace(-1.0, 1.0, 4)
+np.save(sys.argv[2], srcad.grad(f)(x))
+open(sys.argv[1], "wb").write(cloudpickle.dumps((srcad.grad(f), srcad.hessian(f))))
+"""
+
+LOADER = """
+import pickle, sys
+import numpy as np
+import srcad
+df, hessian = pickle.loads(open(sys.argv[1], "rb").read())
+x = np.linspace(-1.0, 1.0, 4)
+try:
+    np.save(sys.argv[2], df(x))
+    np.save(sys.argv[3], hessian(x))
+    print(df.source.splitlines()[0])
+except srcad.StaleSourceError as error:
+    print("stale:", str(error)[:120])
+"""
+
+
+def _script_sent_by_value(tmp_path, receiver_has):
+    """Run SENDER as a script (its functions are __main__'s: cloudpickle sends them by value), then load
+    its derivatives in a new process where the script is missing (``receiver_has`` None) or edited."""
+    script, sent = tmp_path / "notebook_like.py", tmp_path / "sent.pickle"
+    script.write_text(SENDER)
+    env = dict(os.environ, SRCAD_CACHE="0")
+    run = subprocess.run([sys.executable, str(script), str(sent), str(tmp_path / "here.npy")], env=env,
+                         capture_output=True, text=True, timeout=120, cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    script.unlink() if receiver_has is None else script.write_text(receiver_has)
+    (tmp_path / "loader.py").write_text(LOADER)
+    run = subprocess.run([sys.executable, str(tmp_path / "loader.py"), str(sent), str(tmp_path / "there.npy"),
+                          str(tmp_path / "hessian.npy")], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    return run.stdout
+
+
+def test_cloudpickle_sends_the_source_of_functions_it_sends_by_value(tmp_path):
+    # the receiving process cannot read the script: the source travels with the derivative
+    out = _script_sent_by_value(tmp_path, receiver_has=None)
+    assert "reverse-mode derivative of f (notebook_like.py:" in out, out
+    here, there = np.load(tmp_path / "here.npy"), np.load(tmp_path / "there.npy")
+    assert np.array_equal(here, there)
+
+    def f(x):
+        return np.sum((np.sin(x) * x * 1.5) ** 2) + np.sum(x * x)
+
+    x = np.linspace(-1.0, 1.0, 4)
+    assert_fd(f, (x,), (0,), (there,))
+    hessian = np.load(tmp_path / "hessian.npy")
+    for column, direction in enumerate(np.eye(4)):   # each column against differences of the gradient
+        step = 1e-6
+        difference = (srcad.grad(f)(x + step * direction) - srcad.grad(f)(x - step * direction)) / (2 * step)
+        np.testing.assert_allclose(hessian[:, column], difference, rtol=1e-6, atol=1e-8)
+
+
+def test_a_receiver_with_another_file_at_that_path_refuses_as_stale(tmp_path):
+    out = _script_sent_by_value(tmp_path, receiver_has=SENDER.replace("np.sin(x) * x", "np.cos(x) * x"))
+    assert out.startswith("stale:") and "derivative of f was pickled" in out, out
