@@ -21,7 +21,7 @@ not taken (an integer dtype would make the samples piecewise constant).
 """
 import numpy as np
 
-from srcad.runtime import broadcast_like, cast_gate, copied, unbroadcast
+from srcad.runtime import array_copy, broadcast_like, cast_gate, copied, unbroadcast
 from srcad.runtime.shapes import linspace_step_weight, linspace_weights, sample_axis, unarray
 from srcad.templates import adjoint, d, given, tangent
 
@@ -82,6 +82,16 @@ def copy_adjoint(y, a, order="K", subok=False):
 @tangent(np.copy)
 def copy_tangent(y, a, order="K", subok=False):   # a copy too: d[a] may be a view of a tangent changed later
     d[y] = copied(d[a])
+
+
+@adjoint(array_copy)   # x.copy() of an array: np.copy's rules
+def array_copy_adjoint(y, value):
+    d[value] = d[y]
+
+
+@tangent(array_copy)
+def array_copy_tangent(y, value):
+    d[y] = copied(d[value])
 
 
 @adjoint(np.full)

@@ -39,7 +39,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 import gast
 import numpy as np
 
-from .errors import ComplexError, SeedError, SrcadError, WrtError, located
+from .errors import ComplexError, SeedError, SrcadError, UnsupportedValueError, WrtError, located
 from .frontend.source import parse_function, unwrap
 from .trees import container_fields, is_container, with_fields
 
@@ -104,6 +104,13 @@ def _reads_from_outside(func: Callable, name: str) -> bool:
 
 def like_structure(gradient, argument):
     """``gradient`` with the container kinds of ``argument`` (a tuple argument gets a tuple)."""
+    if isinstance(argument, (list, tuple)) and isinstance(gradient, (list, tuple)) \
+            and len(gradient) != len(argument):
+        raise UnsupportedValueError(
+            f"the gradient computed for a {type(argument).__name__} of {len(argument)} items has "
+            f"{len(gradient)}: the function joins or repeats it with `+` or `*` (Python's meaning), which srcad "
+            f"differentiates element by element (NumPy's); build the longer list with a loop (`zs.append(...)`), "
+            f"or pass an array and use np.concatenate or np.tile")
     if isinstance(argument, tuple) and isinstance(gradient, (list, tuple)):
         items = tuple(like_structure(g, a) for g, a in zip(gradient, argument))
         return type(argument)(*items) if hasattr(argument, "_fields") else items

@@ -18,6 +18,8 @@ import operator
 import gast
 import numpy as np
 
+from .runtime.core import array_copy
+
 BINARY = {
     gast.Add: operator.add, gast.Sub: operator.sub, gast.Mult: operator.mul,
     gast.Div: operator.truediv, gast.Pow: operator.pow, gast.MatMult: operator.matmul,
@@ -37,7 +39,7 @@ METHODS = {
     "dot": (np.dot, False), "reshape": (np.reshape, True), "transpose": (np.transpose, True),
     "ravel": (np.ravel, False), "flatten": (np.ravel, False), "squeeze": (np.squeeze, False),
     "clip": (np.clip, False), "cumsum": (np.cumsum, False), "cumprod": (np.cumprod, False),
-    "copy": (np.copy, False), "swapaxes": (np.swapaxes, False), "trace": (np.trace, False),
+    "copy": (array_copy, False), "swapaxes": (np.swapaxes, False), "trace": (np.trace, False),
     "diagonal": (np.diagonal, False), "repeat": (np.repeat, False), "round": (np.round, False),
     "argmax": (np.argmax, False), "argmin": (np.argmin, False), "argsort": (np.argsort, False),
     "all": (np.all, False), "any": (np.any, False), "astype": (np.asarray, False), "view": (np.asarray, False),

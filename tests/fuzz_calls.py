@@ -20,6 +20,9 @@ placed before the generated helpers.  The forms:
 - ``functools.partial`` of a helper (a module constant, or made in f);
   ``total(*parts)`` and ``mix(u, **cfg)`` with ``*args``/``**kwargs``
   helpers; a list changed by ``append`` (or ``insert``) and ``pop``;
+- helpers of the program's own module that write into their array argument
+  and return nothing (``advect(z, c)``, ``rescale(z, c)``), called as
+  statements: srcad inlines them;
 - recursion with a depth argument (``descend``) and mutual recursion
   (``even``/``odd``);
 - nested differentiation: a function defined in f reading f's values, its
@@ -41,7 +44,8 @@ from fuzz_kinds import EXCLUDED, SHAPES, Scope, Variable
 
 FORMS = ("generator", "generator", "sorted", "any_all", "tuple_list", "dict_comprehension", "set_comprehension",
          "lambda", "enumerate_zip", "zip_star", "map", "dict_call", "fsum", "floor_mod", "method", "method", "method",
-         "partial", "star_args", "star_kwargs", "list_pop_insert", "recursion", "recursion", "nested_grad")
+         "partial", "star_args", "star_kwargs", "list_pop_insert", "recursion", "recursion", "nested_grad",
+         "own_mutator")
 # elementwise bodies of the module-level definitions, in terms of ``{u}``
 BODIES = ["np.sin({u})", "np.tanh({u})", "np.arctan({u})", "np.log(1.0 + {u} * {u})", "np.exp(-({u}) ** 2)",
           "np.sqrt(1.0 + {u} * {u})"]
@@ -191,6 +195,23 @@ class Calls:
         return lines, f"{holder}.pop() * 1.0 + {holder}[0]", kind
 
     # -- user helpers ------------------------------------------------------
+
+    def _form_own_mutator(self, scope: Scope, pad: str):
+        kind = self.pick(["V", "W", "M"])
+        if self.chance(50):
+            self.define("advect", "\n".join([
+                "def advect(a, c):", f"    a[1:] = a[1:] + c * {self._body('a[:-1]')}", ""]))
+            helper = "advect"
+        else:
+            self.define("rescale", "\n".join([
+                "def rescale(a, c):", "    a *= c", f"    a[0] = a[0] + {self._body('c')}", ""]))
+            helper = "rescale"
+        holder = self.fresh_name("z")
+        lines = [f"{pad}{holder} = {self.expression(kind, scope, 1)} * 1.0",
+                 f"{pad}{helper}({holder}, {self.expression('S', scope, 1)})"]
+        if self.chance(30):   # twice: the helper's locals are reused by the second copy
+            lines.append(f"{pad}{helper}({holder}, {self.expression('S', scope, 1)})")
+        return lines, f"{holder} * 1.0", kind
 
     def _form_method(self, scope: Scope, pad: str):
         if "Model" not in self.definitions:

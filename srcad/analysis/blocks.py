@@ -65,7 +65,7 @@ def _makes_new_array(func, local) -> bool:
     and the runtime's ``zeros_like``, ``filled_like`` and ``copied``.
     """
     if isinstance(func, gast.Name):
-        return func.id in ("zeros_like", "filled_like", "copied") and func.id not in local
+        return func.id in ("zeros_like", "filled_like", "copied", "array_copy") and func.id not in local
     if not (isinstance(func, gast.Attribute) and isinstance(func.value, gast.Name)) or func.value.id in local:
         return False
     return func.value.id == "math" or func.attr in _NEW_ARRAY_FUNCTIONS \

@@ -30,7 +30,7 @@ from ..frontend import syntax
 from .expressions import int_index
 
 _CREATORS = frozenset({"zeros", "ones", "empty", "full"})
-_SAME_RANK = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "copy", "copied"})
+_SAME_RANK = frozenset({"zeros_like", "ones_like", "empty_like", "full_like", "copy", "copied", "array_copy"})
 _LIKE_SECOND = frozenset({"unbroadcast", "unreduce", "broadcast_like", "filled_like"})
 
 
@@ -159,7 +159,8 @@ def _saved_name(value):
         func = value.func
         if isinstance(func, gast.Attribute) and func.attr == "get" and isinstance(value.args[0], gast.Constant):
             return value.args[0].value if isinstance(value.args[0].value, str) else None
-        if getattr(func, "attr", getattr(func, "id", None)) == "copy" and isinstance(value.args[0], gast.Subscript):
+        if getattr(func, "attr", getattr(func, "id", None)) in ("copy", "array_copy") \
+                and isinstance(value.args[0], gast.Subscript):
             return ""
     return None
 

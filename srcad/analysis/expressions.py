@@ -42,7 +42,7 @@ def callee_object(func, objects: Dict):
 
 # Runtime helpers that always return a new array.
 _FRESH_HELPERS = (runtime.matmul_lhs_grad, runtime.matmul_rhs_grad, runtime.dot_lhs_grad,
-                  runtime.dot_rhs_grad, runtime.zeros_like, runtime.copied)
+                  runtime.dot_rhs_grad, runtime.zeros_like, runtime.copied, runtime.array_copy)
 
 
 def is_fresh(value, objects=None) -> bool:

@@ -109,7 +109,7 @@ _FRESH_BUILTINS = {"len", "range", "float", "int", "abs", "round", "bool", "prin
 _CONTAINER_BUILTINS = {"tuple", "list", "sorted", "dict", "set", "frozenset", "min", "max"}
 _FRESH_METHODS = {"copy", "flatten", "sum", "mean", "prod", "max", "min", "std", "var", "dot", "clip", "cumsum",
                   "cumprod", "trace", "repeat", "round", "argmax", "argmin", "argsort", "all", "any", "tolist"}
-_FRESH_HELPERS = (runtime.copied, runtime.zeros_like, runtime.filled_like)
+_FRESH_HELPERS = (runtime.copied, runtime.zeros_like, runtime.filled_like, runtime.array_copy)
 
 
 def relation(value, objects, local: Set[str], containers: Set[str]):

@@ -145,7 +145,7 @@ class ShapeTable:
             return 0
         if any(function is f for f in _SAME_AS_SECOND) and len(args) >= 2:
             return self.rank(args[1])
-        if function is runtime.zeros_like or function is runtime.copied or function is np.copy:
+        if function in (runtime.zeros_like, runtime.copied, runtime.array_copy, np.copy):
             return self.rank(args[0])
         return None
 
@@ -190,7 +190,7 @@ class ShapeTable:
             return SCALAR
         if any(function is f for f in _SAME_AS_SECOND) and len(args) >= 2:
             return self.of(args[1])
-        if function is runtime.zeros_like or function is runtime.copied or function is np.copy:
+        if function in (runtime.zeros_like, runtime.copied, runtime.array_copy, np.copy):
             return self.of(args[0])
         if function is runtime.maximum_share and len(args) == 2:
             return _combine(self.of(args[0]), self.of(args[1]))

@@ -176,7 +176,7 @@ _COMPLEX_RULES = frozenset(map(id, (
 # the values): the same formulas hold for complex numbers; tests/test_complex.py checks each
 _COMPLEX_RULES |= frozenset(map(id, (
     np.cumsum, np.cumprod, np.where, np.flip, np.roll, np.tile, np.repeat, np.trace, np.diagonal, np.swapaxes,
-    np.moveaxis, np.hstack, np.vstack, np.outer, np.diff, sum, np.asarray, np.linalg.det, np.linalg.inv,
+    np.moveaxis, np.hstack, np.vstack, np.outer, np.diff, sum, np.asarray, runtime.array_copy, np.linalg.det, np.linalg.inv,
     np.linalg.solve)))
 # srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
 # conjugate: a derivative of complex code is differentiated again through them

@@ -402,7 +402,7 @@ class Normalize(Transformation):
             receiver = self._atom(func.value)
             if pack and len(args) > 1:
                 args = [gast.Tuple(elts=args, ctx=gast.Load())]
-            return self._numpy_call(numpy_function.__name__, [receiver] + args, keywords)
+            return gast.Call(func=callee(self.unit, numpy_function), args=[receiver] + args, keywords=keywords)
         if annotation(func, "ref", None) is None:
             raise self.unit.error(node, UnsupportedSyntaxError, "calling a computed function",
                                   "call a function by its name")

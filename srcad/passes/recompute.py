@@ -130,7 +130,7 @@ def scalar_names(tree, parameters_are_scalars: bool, ranks: Optional[Dict[str, i
 def _read_only(tree, parameters) -> Set[str]:
     """The parameters no statement can change in place: every element store goes into a fresh array
     (bound only by ``np.zeros(...)``-like calls, list literals or arithmetic), and none is rebound."""
-    fresh_makers = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "copy", "array"}
+    fresh_makers = {"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "copy", "array_copy", "array"}
     assignments: Dict[str, List] = {}
     stored = set()
     for stmt in syntax.iter_statements(tree.body):

@@ -49,7 +49,7 @@ Example::
 """
 from .core import (
     unbroadcast, broadcast_like, unreduce, reduced_count, cast_gate, keep_last, zeros_like, filled_like,
-    add_at, copied, check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad,
+    add_at, copied, array_copy, check_seed, transpose_axes_inverse, matmul_lhs_grad, matmul_rhs_grad,
     dot_lhs_grad, dot_rhs_grad, maximum_share, fmax_share, fmin_share, clip_share, digamma,
     polygamma, sinc_slope)
 from .containers import add_lists, add_structures, item_before, restore_item
@@ -112,7 +112,7 @@ from .spectral import (real_input, like_real, like_kind, close_real, unit_phase,
 from .guards import strong_product, strong_quotient
 
 __all__ = ["unbroadcast", "broadcast_like", "unreduce", "reduced_count", "cast_gate", "keep_last", "zeros_like",
-           "filled_like", "add_at", "copied", "check_seed", "transpose_axes_inverse", "matmul_lhs_grad",
+           "filled_like", "add_at", "copied", "array_copy", "check_seed", "transpose_axes_inverse", "matmul_lhs_grad",
            "matmul_rhs_grad", "dot_lhs_grad", "dot_rhs_grad", "maximum_share", "fmax_share", "fmin_share",
            "clip_share", "digamma", "polygamma", "sinc_slope", "add_lists", "add_structures", "item_before", "restore_item", "xdivy", "xlogy",
            "per_matrix", "inner_lhs_grad", "inner_rhs_grad", "tensordot_lhs_grad", "tensordot_rhs_grad",

@@ -21,7 +21,7 @@ import numbers
 
 import numpy as np
 
-from ..errors import SeedError
+from ..errors import SeedError, UnsupportedValueError
 from .containers import add_structures
 from .dispatch import as_array, is_duck_array
 
@@ -37,6 +37,8 @@ def unbroadcast(grad, like):
     like_class, grad_class = like.__class__, grad.__class__
     if like_class in _SCALARS and grad_class in _SCALARS:   # the common scalar case, without np.shape
         return grad
+    if like_class is list or like_class is tuple or grad_class is list or grad_class is tuple:
+        return _sequence_operand_grad(grad, like)
     if like_class is np.ndarray and grad_class is np.ndarray:
         shape = like.shape
         if grad.shape == shape:
@@ -53,6 +55,49 @@ def unbroadcast(grad, like):
     if axes:
         grad = grad.sum(axis=axes, keepdims=True)
     return grad[()] if not shape or not grad.ndim else grad   # 0-d: a scalar, never changed in place
+
+
+def array_copy(value):
+    """``value.copy()`` of an array (or a NumPy scalar): what generated code runs for the method.
+
+    The rules of ``np.copy`` hold for it.  A list's, tuple's, dict's or set's ``.copy()`` is a
+    container of the same kind holding the same items, not an array, so it is refused: srcad would
+    otherwise compute ``ys + ys`` of ``ys = xs.copy()`` as an array sum where Python joins two lists.
+
+    Example::
+
+        >>> array_copy(np.ones(2))
+        array([1., 1.])
+    """
+    if value.__class__ in (list, tuple, dict, set):
+        kind = value.__class__.__name__
+        raise UnsupportedValueError(
+            f"`.copy()` of a {kind}: srcad differentiates `.copy()` of arrays; write `{kind}(...)` of it "
+            f"instead (`ys = {kind}(xs)`), which makes the same shallow copy")
+    return np.copy(value)
+
+
+def _sequence_operand_grad(grad, like):
+    """``unbroadcast`` for a list or tuple operand: only a derivative of the same length fits it.
+
+    Python's ``+`` and ``*`` join and repeat lists and tuples, where NumPy's add and multiply
+    element by element; the rules of ``+`` and ``*`` are NumPy's, so a derivative of another
+    length (``xs + [v]``, ``t + (v,)``, ``xs * 2``, or a list broadcast against an array) is refused
+    rather than summed into a wrong one.
+    """
+    if grad.__class__ in (list, tuple) and like.__class__ in (list, tuple) and len(grad) == len(like):
+        return grad
+    try:
+        if np.shape(grad) == np.shape(like):
+            return grad
+    except ValueError:   # ragged
+        pass
+    kind = like.__class__.__name__ if like.__class__ in (list, tuple) else grad.__class__.__name__
+    raise UnsupportedValueError(
+        f"a {kind} operand of `+` or `*` whose result has another length: srcad differentiates these "
+        f"operators element by element (NumPy's meaning), not as joining or repeating a {kind}; build the "
+        f"joined {kind} with an explicit loop (`zs = []`, then `zs.append(...)`), or use arrays with "
+        f"np.concatenate([a, b]) and np.tile(a, 2)")
 
 
 def broadcast_like(tangent, like):
