@@ -291,6 +291,7 @@ SPECS: List[Spec] = [
     Spec(max, "max(x, y)", [(PYFLOAT, PYFLOAT), ((), ())]),
     Spec(max, "max([x, y, z])", [(PYFLOAT, PYFLOAT, PYFLOAT)], tag="list"),
     Spec(max, "max(x)", [(4,)], tag="array"),
+    Spec(max, "max(x, y, z) * min(z, x, y, x)", [(PYFLOAT, PYFLOAT, PYFLOAT), ((), (), ())], tag="three"),
     Spec(min, "min(x, y)", [(PYFLOAT, PYFLOAT), ((), ())]),
     Spec(min, "min([x, y, z])", [(PYFLOAT, PYFLOAT, PYFLOAT)], tag="list"),
     # builtins that turn one container into another (grad_templates/iteration.py)

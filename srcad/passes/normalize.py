@@ -376,6 +376,13 @@ class Normalize(Transformation):
             rewritten = einsum_call(self.unit, node)
             if rewritten is not node:
                 return self._lower(gast.copy_location(rewritten, node))
+        if annotation(node.func, "ref", None) in (builtins.max, builtins.min) and len(node.args) > 2 \
+                and not node.keywords and not any(isinstance(arg, gast.Starred) for arg in node.args):
+            nested = node.args[0]   # max(a, b, c) is max(max(a, b), c): the first of equal values wins in both
+            for arg in node.args[1:]:
+                nested = gast.copy_location(gast.Call(func=syntax.clone(node.func), args=[nested, arg],
+                                                      keywords=[]), node)
+            return self._call(nested)
         args = [self._atom(arg) for arg in node.args]
         keywords = [gast.keyword(arg=kw.arg, value=self._atom(kw.value)) for kw in node.keywords]
         func = node.func
