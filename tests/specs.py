@@ -657,6 +657,7 @@ SPECS: List[Spec] = [
     Spec(np.interp, "np.interp(4.0 * x, np.cumsum(y), np.cos(y), right=z)", [((6,), (3,), PYFLOAT)],
          domain=("positive", "positive", "real"), tag="right"),
     Spec(np.interp, "np.interp(x, [-1.0, 0.0, 2.0], y)", [((5,), (3,)), (PYFLOAT, (3,))], tag="list-knots"),
+    Spec(np.interp, "np.interp([0.2, 0.6, 1.5], [0.0, 0.5, 1.0], x) * y", [((3,), ()), ((3,), (3,))], tag="list-points"),
     Spec(np.polyval, "np.polyval(x, y)", [((3,), (4,)), ((4,), ()), ((1,), (2, 3)), ((3,), PYFLOAT)]),
     # linalg.py
     Spec(np.cross, "np.cross(x, y)", [((2,), (3,)), ((3,), (2,)), ((2, 2), (2,)), ((2,), (2, 3))], tag="two-vectors"),

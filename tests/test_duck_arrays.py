@@ -55,6 +55,7 @@ COERCING = {
     "np.repeat-counts-axis1": "scatter",
     "np.interp": "scatter",
     "np.interp-list-knots": "scatter",
+    "np.interp-list-points": "scatter",
     "np.einsum-trace": "einsum",
     "np.einsum-diagonal": "einsum",
     "np.gradient-coordinates": "stencil",

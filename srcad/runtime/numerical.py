@@ -157,7 +157,7 @@ def trapezoid_x_tangent(tangent, y, x, axis=-1):
 def _pieces(x, xp):
     """For each ``x``: the index ``k`` of the piece ``[xp[k], xp[k+1]]`` it reads, its position ``t`` in it,
     and whether ``xp[0] <= x < xp[-1]`` (inside)."""
-    xp = as_array(xp)
+    x, xp = as_array(x), as_array(xp)   # lists are points and knots too, as np.interp takes them
     k = np.clip(np.searchsorted(xp, x, side="right") - 1, 0, np.size(xp) - 2)
     low, high = xp[k], xp[k + 1]
     inside = (x >= xp[0]) & (x < xp[-1])
@@ -189,6 +189,7 @@ def interp_fp_grad(grad, x, xp, left=None, right=None):
     Example: ``interp_fp_grad(1.0, 0.25, np.array([0.0, 1.0]))`` is ``array([0.75, 0.25])``.
     """
     k, t, inside = _pieces(x, xp)
+    x, xp = as_array(x), as_array(xp)
     grad = np.broadcast_to(grad, np.shape(t))
     below = np.where((x < xp[0]) & (left is None), grad, 0.0)   # fp[0] is taken left of the knots
     above = np.where((x == xp[-1]) | ((x > xp[-1]) & (right is None)), grad, 0.0)
