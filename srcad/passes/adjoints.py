@@ -155,6 +155,11 @@ class AdjointState:
         return isinstance(value, gast.Call) and any(
             callee_object(value.func, self.unit.bindings.objects) is helper for helper in ITEM_ADJOINTS)
 
+    def _list_adjoint(self, value) -> bool:
+        """Whether ``value`` is the adjoint of a name that may hold a list (``chosen = grad`` in one branch,
+        ``chosen = [grad]`` in the other): added to another adjoint with ``+=`` it would be joined to it."""
+        return isinstance(value, gast.Name) and self.unit.namer.derivatives().get(value.id) in self.lists
+
     def _gives_list(self, value) -> bool:
         """Whether ``value`` is a call of a helper whose result is always a list (``runtime.LIST_ADJOINTS``)."""
         return isinstance(value, gast.Call) and any(
@@ -193,7 +198,7 @@ class AdjointState:
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
         if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
-                self._gives_items(value) and name in self.item_lists) or (   # two lists, one entry per item
+                self._gives_items(value) and name in self.item_lists) or self._list_adjoint(value) or (   # two lists, one entry per item
                 name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
                 or name in self.dicts:
             # (or passed to a function called through its derivative: maybe a tuple)

@@ -45,6 +45,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend.naming import describe, dotted_name
 from ..operators import METADATA_ATTRIBUTES, METHODS
 from ..runtime import regions
+from ..runtime.containers import check_unpacking
 from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from .grad_hooks import HOOK
@@ -267,9 +268,11 @@ class Normalize(Transformation):
                 syntax.rename(atom, {old: new.id for old, new in saved.items()})
             return [syntax.assign(n, a) for n, a in zip(names, atoms)]
         source = self._atom(value, preferred="_".join(names))
-        return [syntax.assign(n, gast.Subscript(value=syntax.clone(source), slice=syntax.constant(i),
-                                                ctx=gast.Load()))
-                for i, n in enumerate(names)]
+        check = syntax.expr_stmt(gast.Call(func=callee(self.unit, check_unpacking),
+                                           args=[syntax.clone(source), syntax.constant(len(names))], keywords=[]))
+        return [check] + [syntax.assign(n, gast.Subscript(value=syntax.clone(source), slice=syntax.constant(i),
+                                                          ctx=gast.Load()))
+                          for i, n in enumerate(names)]
 
     def _return_value(self, value):
         if value is None:

@@ -124,6 +124,29 @@ def restore_item(container, key, saved, adjoint=None) -> None:
         container[key] = saved
 
 
+_UNPACKERS: dict = {}
+
+
+def check_unpacking(items, count: int) -> None:
+    """Raise what ``a, b, ... = items`` (``count`` names) raises in Python, else nothing.
+
+    Generated code reads the names as ``items[0]``, ``items[1]``...; this check, made first, keeps
+    Python's ``ValueError`` for the wrong number of values (and its ``TypeError`` for a value that
+    cannot be unpacked), with Python's own message.
+
+    Example::
+
+        >>> check_unpacking([1.0, 2.0], 2)
+    """
+    unpack = _UNPACKERS.get(count)
+    if unpack is None:
+        namespace: dict = {}
+        targets = ", ".join(f"v{i}" for i in range(count)) + ","
+        exec(f"def unpack(items):\n    {targets} = items\n", namespace)   # Python's own unpacking
+        unpack = _UNPACKERS[count] = namespace["unpack"]
+    unpack(items)
+
+
 def sequence_length(items) -> int:
     """``len(items)`` when iterating ``items`` gives ``items[0], items[1], ...``; else ``UnsupportedValueError``.
 
