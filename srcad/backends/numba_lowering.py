@@ -1,0 +1,175 @@
+"""The numba lowering pass: a generated derivative's source made compilable by numba in nopython mode.
+
+Contract: ``lower(source, name)`` takes the source srcad emits for the NumPy
+backend (the all-scalar or rank-specialised variant of a derivative named
+``name``) and returns it with every construct numba's nopython mode cannot
+type replaced by one it can, line for line (the comments naming the user's
+lines stay where they were):
+
+- the runtime import names ``srcad.backends.numba_runtime``, whose helpers
+  numba compiles (``check_seed``, ``zeros_like``, ``unbroadcast``...);
+- the one tape of mixed values is split into one stack per saved variable
+  (``tape.append(x)`` ... ``x = tape.pop()`` becomes ``tape_x``): the pops
+  of one variable come back in the reverse order of its pushes, so each
+  stack is a homogeneous list numba types;
+- ``reversed(range(...))`` becomes the ``range`` that counts down.
+
+What it cannot lower (a tape read other than into the variable it saved, a
+``range`` with a step in ``reversed``) raises ``LoweringRefused``; numba
+itself refuses the rest when it compiles.
+
+Example::
+
+    >>> print(lower("def df(x, dy=1.0):\\n    tape = []\\n    tape.append(x)\\n    x = tape.pop()\\n"
+    ...             "    return x\\n", "df"))   # doctest: +NORMALIZE_WHITESPACE
+    def df(x, dy=1.0):
+        tape_x = []
+        tape_x.append(x)
+        x = tape_x.pop()
+        return x
+"""
+from __future__ import annotations
+
+import ast
+from typing import Dict, List, Set, Tuple
+
+RUNTIME_MODULE = "srcad.backends.numba_runtime"
+_GENERIC_RUNTIME = "srcad.runtime"
+
+
+class LoweringRefused(Exception):
+    """The generated code holds a construct this pass has no numba form for; ``line`` is its line."""
+
+    def __init__(self, message: str, line: int):
+        super().__init__(message)
+        self.line = line
+
+
+def lower(source: str, name: str) -> str:
+    """The numba-compilable form of the generated ``source`` of function ``name`` (see the module's contract)."""
+    tree = ast.parse(source)
+    function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name), None)
+    if function is None:
+        raise LoweringRefused(f"the generated module defines no function {name}", 1)
+    lines = source.splitlines()
+    edits: List[Tuple[int, int, int, int, str]] = []   # (line, column, end line, end column, new text)
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == _GENERIC_RUNTIME:
+            edits.append(_whole(node, lines, f"from {RUNTIME_MODULE} import "
+                                              + ", ".join(alias.name for alias in node.names)))
+    edits += _tape_edits(function, lines)
+    edits += _reversed_range_edits(function)
+    for line, column, end_line, end_column, text in sorted(edits, reverse=True):
+        head, tail = lines[line - 1][:column], lines[end_line - 1][end_column:]
+        lines[line - 1:end_line] = [head + text + tail]
+    return "\n".join(lines) + "\n"
+
+
+def _whole(node: ast.AST, lines: List[str], text: str) -> Tuple[int, int, int, int, str]:
+    """An edit replacing all of ``node``'s source by ``text``."""
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text
+
+
+def _span(node: ast.AST, text: str) -> Tuple[int, int, int, int, str]:
+    return node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, text
+
+
+def _tape_names(function: ast.FunctionDef) -> Set[str]:
+    """The names bound to ``[]`` and used only through ``.append(name)`` and ``name = tape.pop()``."""
+    candidates = {target.id for node in ast.walk(function) if isinstance(node, ast.Assign)
+                  and isinstance(node.value, ast.List) and not node.value.elts
+                  for target in node.targets if isinstance(target, ast.Name) and target.id.startswith("tape")}
+    return candidates
+
+
+def _tape_edits(function: ast.FunctionDef, lines: List[str]):
+    """The edits splitting each tape into one stack per variable it saves."""
+    tapes = _tape_names(function)
+    if not tapes:
+        return []
+    taken = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)} | \
+        {arg.arg for arg in ast.walk(function) if isinstance(arg, ast.arg)}
+    stacks: Dict[Tuple[str, str], str] = {}
+    edits, creations = [], {}
+
+    def stack_for(tape: str, variable: str) -> str:
+        if (tape, variable) not in stacks:
+            base = f"{tape}_{variable}"
+            candidate, count = base, 1
+            while candidate in taken:
+                candidate, count = f"{base}_{count}", count + 1
+            taken.add(candidate)
+            stacks[tape, variable] = candidate
+        return stacks[tape, variable]
+
+    for node in ast.walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id in tapes and isinstance(node.value, ast.List):
+            creations[node.targets[0].id] = node
+            continue
+        if isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append"):
+            saved = node.value.args[0]
+            if not isinstance(saved, ast.Name):
+                raise LoweringRefused("a tape saves an expression, not a variable", node.lineno)
+            tape = node.value.func.value.id
+            edits.append(_span(node.value.func.value, stack_for(tape, saved.id)))
+            continue
+        if isinstance(node, ast.Assign) and _is_tape_call(node.value, tapes, "pop"):
+            target = node.targets[0]
+            if len(node.targets) != 1 or not isinstance(target, ast.Name):
+                raise LoweringRefused("a tape is read into something other than one variable", node.lineno)
+            tape = node.value.func.value.id
+            edits.append(_span(node.value.func.value, stack_for(tape, target.id)))
+            continue
+        if isinstance(node, ast.Name) and node.id in tapes and not _inside_tape_use(node, function, tapes):
+            raise LoweringRefused(f"the tape {node.id} is used other than by append and pop", node.lineno)
+    for tape, creation in creations.items():
+        own = [stack for (held, _), stack in sorted(stacks.items()) if held == tape]
+        indent = " " * creation.col_offset
+        text = ("\n" + indent).join(f"{stack} = []" for stack in own) or "pass"
+        edits.append(_whole(creation, lines, text))
+    return edits
+
+
+def _is_tape_call(node: ast.AST, tapes: Set[str], method: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id in tapes \
+        and len(node.args) == (1 if method == "append" else 0) and not node.keywords
+
+
+def _inside_tape_use(name: ast.Name, function: ast.FunctionDef, tapes: Set[str]) -> bool:
+    """Whether ``name`` is the tape of an append, a pop or the tape's creation (all lowered)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append") \
+                and node.value.func.value is name:
+            return True
+        if isinstance(node, ast.Assign) and (_is_tape_call(node.value, tapes, "pop") and node.value.func.value is name
+                                             or name in node.targets and isinstance(node.value, ast.List)):
+            return True
+    return False
+
+
+def _reversed_range_edits(function: ast.FunctionDef):
+    """``reversed(range(stop))`` and ``reversed(range(start, stop))`` as ranges counting down."""
+    edits = []
+    for node in ast.walk(function):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reversed"):
+            continue
+        inner = node.args[0] if len(node.args) == 1 else None
+        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id == "range"
+                and 1 <= len(inner.args) <= 2 and not inner.keywords):
+            raise LoweringRefused("reversed() of something other than range(stop) or range(start, stop)",
+                                  node.lineno)
+        start = _less_one(inner.args[0]) if len(inner.args) == 2 else "-1"
+        edits.append(_span(node, f"range({_less_one(inner.args[-1])}, {start}, -1)"))
+    return edits
+
+
+def _less_one(bound: ast.expr) -> str:
+    """The source of ``bound - 1``, folded for a literal and parenthesised only where needed."""
+    if isinstance(bound, ast.Constant) and type(bound.value) is int:
+        return str(bound.value - 1)
+    text = ast.unparse(bound)
+    return f"{text} - 1" if isinstance(bound, (ast.Name, ast.Call, ast.Attribute, ast.Subscript, ast.BinOp)) \
+        and not (isinstance(bound, ast.BinOp) and not isinstance(bound.op, (ast.Add, ast.Sub, ast.Mult))) \
+        else f"({text}) - 1"
