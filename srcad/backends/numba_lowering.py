@@ -34,6 +34,7 @@ import ast
 from typing import Dict, List, Set, Tuple
 
 RUNTIME_MODULE = "srcad.backends.numba_runtime"
+COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied"})   # its helpers
 _GENERIC_RUNTIME = "srcad.runtime"
 
 
@@ -52,17 +53,30 @@ def lower(source: str, name: str) -> str:
     if function is None:
         raise LoweringRefused(f"the generated module defines no function {name}", 1)
     lines = source.splitlines()
-    edits: List[Tuple[int, int, int, int, str]] = []   # (line, column, end line, end column, new text)
+    edits, copies = _tape_edits(function, lines)   # (line, column, end line, end column, new text)
+    imported = False
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == _GENERIC_RUNTIME:
-            edits.append(_whole(node, lines, f"from {RUNTIME_MODULE} import "
-                                              + ", ".join(alias.name for alias in node.names)))
-    edits += _tape_edits(function, lines)
+            _refuse_missing_helpers({alias.asname or alias.name for alias in node.names}, function)
+            helpers = sorted({alias.name for alias in node.names} | ({"copied"} if copies else set()))
+            edits.append(_whole(node, lines, f"from {RUNTIME_MODULE} import " + ", ".join(helpers)))
+            imported = True
+    if copies and not imported:
+        edits.append((function.lineno, 0, function.lineno, 0, f"from {RUNTIME_MODULE} import copied\n\n\n"))
     edits += _reversed_range_edits(function)
     for line, column, end_line, end_column, text in sorted(edits, reverse=True):
         head, tail = lines[line - 1][:column], lines[end_line - 1][end_column:]
         lines[line - 1:end_line] = [head + text + tail]
     return "\n".join(lines) + "\n"
+
+
+def _refuse_missing_helpers(imported: Set[str], function: ast.FunctionDef) -> None:
+    """``LoweringRefused`` at the first line calling a runtime helper numba has no version of."""
+    missing = imported - COMPILED_HELPERS
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name) and node.id in missing:
+            raise LoweringRefused(f"its derivative needs the runtime helper `{node.id}`, which has no numba "
+                                  f"version", node.lineno)
 
 
 def _whole(node: ast.AST, lines: List[str], text: str) -> Tuple[int, int, int, int, str]:
@@ -86,11 +100,11 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str]):
     """The edits splitting each tape into one stack per variable it saves."""
     tapes = _tape_names(function)
     if not tapes:
-        return []
+        return [], False
     taken = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)} | \
         {arg.arg for arg in ast.walk(function) if isinstance(arg, ast.arg)}
     stacks: Dict[Tuple[str, str], str] = {}
-    edits, creations = [], {}
+    edits, creations, copies_needed = [], {}, [False]
 
     def stack_for(tape: str, variable: str) -> str:
         if (tape, variable) not in stacks:
@@ -109,17 +123,17 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str]):
             continue
         if isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append"):
             saved = node.value.args[0]
-            if not isinstance(saved, ast.Name):
-                raise LoweringRefused("a tape saves an expression, not a variable", node.lineno)
             tape = node.value.func.value.id
-            edits.append(_span(node.value.func.value, stack_for(tape, saved.id)))
+            edits.append(_span(node.value.func.value, stack_for(tape, _saved_key(saved, node.lineno))))
+            if _is_copy(saved):   # numba copies arrays only: ``copied`` copies an array, keeps a number
+                edits.append(_span(saved.func, "copied"))
+                copies_needed[0] = True
             continue
         if isinstance(node, ast.Assign) and _is_tape_call(node.value, tapes, "pop"):
-            target = node.targets[0]
-            if len(node.targets) != 1 or not isinstance(target, ast.Name):
-                raise LoweringRefused("a tape is read into something other than one variable", node.lineno)
+            if len(node.targets) != 1:
+                raise LoweringRefused("a tape is read into more than one target", node.lineno)
             tape = node.value.func.value.id
-            edits.append(_span(node.value.func.value, stack_for(tape, target.id)))
+            edits.append(_span(node.value.func.value, stack_for(tape, _saved_key(node.targets[0], node.lineno))))
             continue
         if isinstance(node, ast.Name) and node.id in tapes and not _inside_tape_use(node, function, tapes):
             raise LoweringRefused(f"the tape {node.id} is used other than by append and pop", node.lineno)
@@ -128,7 +142,26 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str]):
         indent = " " * creation.col_offset
         text = ("\n" + indent).join(f"{stack} = []" for stack in own) or "pass"
         edits.append(_whole(creation, lines, text))
-    return edits
+    return edits, copies_needed[0]
+
+
+def _saved_key(node: ast.expr, line: int) -> str:
+    """What a push saves or a pop restores, as the suffix of its stack's name: ``x`` for the variable ``x``,
+    ``A_items`` for an element or slice of ``A`` (saved as ``np.copy(A[i])`` or ``A[i]``, restored into
+    ``A[i] = tape.pop()``).  srcad emits every pop into what its push saved, so each stack pairs up."""
+    if _is_copy(node):
+        node = node.args[0]
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}_items"
+    raise LoweringRefused(f"a tape saves or restores `{ast.unparse(node)}`, which is no variable or element",
+                          line)
+
+
+def _is_copy(node: ast.expr) -> bool:
+    return isinstance(node, ast.Call) and ast.unparse(node.func) == "np.copy" and len(node.args) == 1 \
+        and not node.keywords
 
 
 def _is_tape_call(node: ast.AST, tapes: Set[str], method: str) -> bool:

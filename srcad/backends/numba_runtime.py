@@ -67,6 +67,8 @@ def _is_number(kind) -> bool:
 def _check_seed(out, seed):
     if _is_number(out) and _is_number(seed):
         return lambda out, seed: float(seed)
+    if _is_number(out) and _is_array(seed) and seed.ndim == 0:
+        return lambda out, seed: float(seed[()])
     if _is_array(out) and _is_array(seed) and out.ndim == seed.ndim:
         def checked(out, seed):
             if out.shape != seed.shape:
