@@ -44,14 +44,15 @@ import tempfile
 import types
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Dict, Tuple
+from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
 from .. import cache
 from ..derivative import _derivative
 from ..errors import SrcadError
-from ..overflow import clean
 from ..variants import float_ranks
 from .numba_lowering import LoweringRefused, lower
+from .numba_runtime import holds_nan   # imports numba: this module is imported only for backend="numba"
+import numba
 
 
 class NumbaBackendError(SrcadError):
@@ -123,7 +124,7 @@ class NumbaDerivative:
             if _is_numba_error(error):
                 raise self._refusal(compiled, error) from None
             raise
-        if clean(result):
+        if not holds_nan(result):
             return result
         return self._reference()(*args)   # a NaN: the NumPy backend tells overflow from a true NaN
 
@@ -136,7 +137,7 @@ class NumbaDerivative:
                                     f"{self.func.__name__} got ({kinds}); use backend=\"numpy\"")
         compiled = self._variants.get(ranks)
         if compiled is None or not compiled.variant._current() or not self._constants_hold(compiled):
-            compiled = self._variants[ranks] = self._build(ranks)
+            compiled = self._variants[ranks] = self._build(ranks, args)
         return compiled
 
     def source(self, ranks: Tuple[int, ...]) -> str:
@@ -151,21 +152,46 @@ class NumbaDerivative:
         namespace = self.func.__globals__
         return all(namespace.get(name) is value for name, value in compiled.constants.items())
 
-    def _build(self, ranks: Tuple[int, ...]) -> _Compiled:
+    def _build(self, ranks: Tuple[int, ...], args) -> _Compiled:
         options = dict(self._options)
         options.update({"scalar_params": True} if not any(ranks) else {"param_ranks": ranks})
         variant = _derivative(self.func, self.wrt, self.mode, self.optimize, **options)
         generic = variant.source
         name = self.__name__
+        lists = _known_lists(generic)
+        while True:
+            try:
+                lowered = lower(generic, name, lists)
+            except LoweringRefused as refusal:
+                raise self._refusal_at(generic.splitlines(), refusal.line, str(refusal)) from None
+            prelude, constants = self._globals_of(lowered, name)
+            text = _with_decorator(lowered, name, prelude)
+            path = _module_file(text, name)
+            compiled = _Compiled(getattr(_import_file(path), name), text, path, constants, variant)
+            refused = self._refused_stack(compiled, args)
+            if refused is None:
+                _remember_lists(generic, lists)
+                return compiled
+            lists = lists | {refused}
+
+    def _refused_stack(self, compiled: _Compiled, args) -> Optional[str]:
+        """The stack numba refused to keep as floats when compiling for ``args`` (it holds arrays or ints),
+        or None when it compiles (or fails for another reason, reported when it is called)."""
         try:
-            lowered = lower(generic, name)
-        except LoweringRefused as refusal:
-            raise self._refusal_at(generic.splitlines(), refusal.line, str(refusal)) from None
-        prelude, constants = self._globals_of(lowered, name)
-        text = _with_decorator(lowered, name, prelude)
-        path = _module_file(text, name)
-        module = _import_file(path)
-        return _Compiled(getattr(module, name), text, path, constants, variant)
+            parameters = list(inspect.signature(compiled.dispatcher.py_func).parameters.values())
+            given = [numba.typeof(arg) for arg in args]
+            compiled.dispatcher.compile(tuple(given + [numba.types.Omitted(p.default)
+                                                       for p in parameters[len(given):]]))
+        except Exception as error:
+            if not _is_numba_error(error) or "as_float" not in str(error):
+                return None
+            lines = compiled.source.splitlines()
+            for path, number in re.findall(r'File "([^"]+)", line (\d+)', str(error)):
+                if os.path.basename(path) == os.path.basename(compiled.path) and int(number) <= len(lines):
+                    found = re.search(r"(\w+)\[\w+\] = as_float\(", lines[int(number) - 1])
+                    if found:
+                        return found.group(1)
+        return None
 
     def _globals_of(self, lowered: str, name: str):
         """The lines binding the user's globals the derivative reads, and the numbers among them."""
@@ -268,16 +294,43 @@ def _module_file(text: str, name: str) -> str:
     """The path of a module file holding ``text``: in srcad's disk cache, written once (numba keys its cache
     on the file's time stamp, so an existing file is never rewritten)."""
     digest = hashlib.sha256(text.encode()).hexdigest()[:20]
-    directory = cache.cache_dir()
-    directory = Path(directory) / "numba" if directory is not None else Path(tempfile.gettempdir()) / \
-        f"srcad-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = _numba_directory()
     path = directory / f"{name}_{digest}.py"
     if not path.exists() or path.read_text() != text:
         partial = directory / f".{path.name}.{os.getpid()}"
         partial.write_text(text)
         os.replace(partial, path)
     return str(path)
+
+
+def _numba_directory() -> Path:
+    """``<srcad's cache>/numba`` (a per-user temporary directory when the disk cache is off), made if missing."""
+    directory = cache.cache_dir()
+    directory = Path(directory) / "numba" if directory is not None else Path(tempfile.gettempdir()) / \
+        f"srcad-numba-{os.getuid() if hasattr(os, 'getuid') else 'user'}"
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
+
+
+def _lists_file(generic: str) -> Path:
+    """Where the stacks that stay lists for the generated source ``generic`` are noted."""
+    return _numba_directory() / f"lists_{hashlib.sha256(generic.encode()).hexdigest()[:20]}.txt"
+
+
+def _known_lists(generic: str) -> FrozenSet[str]:
+    """The stacks an earlier process found must stay lists for this generated source (none when unknown)."""
+    try:
+        return frozenset(_lists_file(generic).read_text().split())
+    except OSError:
+        return frozenset()
+
+
+def _remember_lists(generic: str, lists: FrozenSet[str]) -> None:
+    path = _lists_file(generic)
+    if lists and not path.exists():
+        partial = path.with_name(f".{path.name}.{os.getpid()}")
+        partial.write_text("\n".join(sorted(lists)))
+        os.replace(partial, path)
 
 
 def _import_file(path: str):

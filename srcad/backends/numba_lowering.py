@@ -31,7 +31,7 @@ Example::
 from __future__ import annotations
 
 import ast
-from typing import Dict, List, Set, Tuple
+from typing import Dict, FrozenSet, List, Set, Tuple
 
 RUNTIME_MODULE = "srcad.backends.numba_runtime"
 COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied"})   # its helpers
@@ -46,23 +46,24 @@ class LoweringRefused(Exception):
         self.line = line
 
 
-def lower(source: str, name: str) -> str:
+def lower(source: str, name: str, lists: FrozenSet[str] = frozenset()) -> str:
     """The numba-compilable form of the generated ``source`` of function ``name`` (see the module's contract)."""
     tree = ast.parse(source)
     function = next((node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name), None)
     if function is None:
         raise LoweringRefused(f"the generated module defines no function {name}", 1)
     lines = source.splitlines()
-    edits, copies = _tape_edits(function, lines)   # (line, column, end line, end column, new text)
+    edits, added = _tape_edits(function, lines, lists)   # (line, column, end line, end column, new text)
     imported = False
     for node in tree.body:
         if isinstance(node, ast.ImportFrom) and node.module == _GENERIC_RUNTIME:
             _refuse_missing_helpers({alias.asname or alias.name for alias in node.names}, function)
-            helpers = sorted({alias.name for alias in node.names} | ({"copied"} if copies else set()))
+            helpers = sorted({alias.name for alias in node.names} | added)
             edits.append(_whole(node, lines, f"from {RUNTIME_MODULE} import " + ", ".join(helpers)))
             imported = True
-    if copies and not imported:
-        edits.append((function.lineno, 0, function.lineno, 0, f"from {RUNTIME_MODULE} import copied\n\n\n"))
+    if added and not imported:
+        edits.append((function.lineno, 0, function.lineno, 0,
+                       f"from {RUNTIME_MODULE} import {', '.join(sorted(added))}\n\n\n"))
     edits += _reversed_range_edits(function)
     for line, column, end_line, end_column, text in sorted(edits, reverse=True):
         head, tail = lines[line - 1][:column], lines[end_line - 1][end_column:]
@@ -96,53 +97,72 @@ def _tape_names(function: ast.FunctionDef) -> Set[str]:
     return candidates
 
 
-def _tape_edits(function: ast.FunctionDef, lines: List[str]):
-    """The edits splitting each tape into one stack per variable it saves."""
+def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[str]):
+    """The edits splitting each tape into one stack per variable it saves, and the runtime helpers they call.
+
+    A stack named in ``lists`` stays a list (of arrays, of ints); every other one is a float64 array and
+    its top, written inline (``float_stack``; ``grown`` doubles it when full; ``as_float`` refuses any value
+    but a float, so numba names the push of a stack that must stay a list).
+    """
     tapes = _tape_names(function)
     if not tapes:
-        return [], False
+        return [], set()
     taken = {node.id for node in ast.walk(function) if isinstance(node, ast.Name)} | \
         {arg.arg for arg in ast.walk(function) if isinstance(arg, ast.arg)}
     stacks: Dict[Tuple[str, str], str] = {}
-    edits, creations, copies_needed = [], {}, [False]
+
+    def fresh(base: str) -> str:
+        candidate, count = base, 1
+        while candidate in taken:
+            candidate, count = f"{base}_{count}", count + 1
+        taken.add(candidate)
+        return candidate
 
     def stack_for(tape: str, variable: str) -> str:
         if (tape, variable) not in stacks:
-            base = f"{tape}_{variable}"
-            candidate, count = base, 1
-            while candidate in taken:
-                candidate, count = f"{base}_{count}", count + 1
-            taken.add(candidate)
-            stacks[tape, variable] = candidate
+            stacks[tape, variable] = fresh(f"{tape}_{variable}")
         return stacks[tape, variable]
 
+    uses, creations = [], {}
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id in tapes and isinstance(node.value, ast.List):
             creations[node.targets[0].id] = node
-            continue
-        if isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append"):
+        elif isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append"):
             saved = node.value.args[0]
-            tape = node.value.func.value.id
-            edits.append(_span(node.value.func.value, stack_for(tape, _saved_key(saved, node.lineno))))
-            if _is_copy(saved):   # numba copies arrays only: ``copied`` copies an array, keeps a number
-                edits.append(_span(saved.func, "copied"))
-                copies_needed[0] = True
-            continue
-        if isinstance(node, ast.Assign) and _is_tape_call(node.value, tapes, "pop"):
+            uses.append((node, stack_for(node.value.func.value.id, _saved_key(saved, node.lineno)), saved))
+        elif isinstance(node, ast.Assign) and _is_tape_call(node.value, tapes, "pop"):
             if len(node.targets) != 1:
                 raise LoweringRefused("a tape is read into more than one target", node.lineno)
-            tape = node.value.func.value.id
-            edits.append(_span(node.value.func.value, stack_for(tape, _saved_key(node.targets[0], node.lineno))))
-            continue
-        if isinstance(node, ast.Name) and node.id in tapes and not _inside_tape_use(node, function, tapes):
+            uses.append((node, stack_for(node.value.func.value.id, _saved_key(node.targets[0], node.lineno)), None))
+        elif isinstance(node, ast.Name) and node.id in tapes and not _inside_tape_use(node, function, tapes):
             raise LoweringRefused(f"the tape {node.id} is used other than by append and pop", node.lineno)
+    tops = {stack: fresh(f"{stack}_top") for stack in sorted(stacks.values()) if stack not in lists}
+    edits, helpers = [], set()
+    for node, stack, saved in uses:
+        top = tops.get(stack)
+        indent = "\n" + " " * node.col_offset
+        if saved is not None:
+            value = ast.unparse(saved.args[0]) if _is_copy(saved) else ast.unparse(saved)
+            if _is_copy(saved):   # numba copies arrays only: ``copied`` copies an array, keeps a number
+                value = f"copied({value})"
+                helpers.add("copied")
+            text = indent.join([f"if {top} == len({stack}):", f"    {stack} = grown({stack})",
+                                f"{stack}[{top}] = as_float({value})", f"{top} += 1"]) if top \
+                else f"{stack}.append({value})"
+        else:
+            target = ast.unparse(node.targets[0])
+            text = indent.join([f"{top} -= 1", f"{target} = {stack}[{top}]"]) if top else f"{target} = {stack}.pop()"
+        helpers |= {"grown", "as_float"} if top else set()
+        edits.append(_whole(node, lines, text))
     for tape, creation in creations.items():
         own = [stack for (held, _), stack in sorted(stacks.items()) if held == tape]
         indent = " " * creation.col_offset
-        text = ("\n" + indent).join(f"{stack} = []" for stack in own) or "pass"
+        text = ("\n" + indent).join(f"{stack}, {tops[stack]} = float_stack()" if stack in tops else f"{stack} = []"
+                                    for stack in own) or "pass"
+        helpers |= {"float_stack"} if any(stack in tops for stack in own) else set()
         edits.append(_whole(creation, lines, text))
-    return edits, copies_needed[0]
+    return edits, helpers
 
 
 def _saved_key(node: ast.expr, line: int) -> str:

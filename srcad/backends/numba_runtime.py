@@ -19,12 +19,13 @@ Example::
 from __future__ import annotations
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import overload
 
 from ..runtime import core
 
-__all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied"]
+__all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "holds_nan", "float_stack",
+           "grown", "as_float"]
 
 _SHAPES_DIFFER = "the gradient's shape differs from its variable's; use backend=\"numpy\""
 _SEED_SHAPE = "the seed's shape differs from f's output; pass a seed shaped like f(...)"
@@ -53,6 +54,25 @@ def unreduce(grad, like):
 def copied(value):
     """A copy of an array; a scalar as it is."""
     return core.copied(value)
+
+
+@njit(cache=True)
+def float_stack():
+    """An empty stack of floats: ``(storage, top)``, storage doubling when full (a tape of numbers)."""
+    return np.empty(64), 0
+
+
+@njit(cache=True)
+def grown(stack):
+    """``stack``'s values in storage twice as long."""
+    larger = np.empty(2 * len(stack))
+    larger[:len(stack)] = stack
+    return larger
+
+
+def as_float(value):
+    """``value``, a float (compiled for floats only: a tape of other values stays a list)."""
+    return float(value)
 
 
 def _is_array(kind) -> bool:
@@ -122,3 +142,33 @@ def _copied(value):
     if _is_array(value):
         return lambda value: value.copy()
     return None
+
+
+@njit(cache=True)
+def _array_holds_nan(values) -> bool:
+    for value in values.flat:
+        if value != value:
+            return True
+    return False
+
+
+def holds_nan(result) -> bool:
+    """Whether a derivative's result (a number, a float array, or tuples of them) holds a NaN.
+
+    Example::
+
+        >>> holds_nan((1.0, np.array([0.0, np.nan])))
+        True
+    """
+    if isinstance(result, tuple):
+        return any(holds_nan(item) for item in result)
+    if isinstance(result, np.ndarray):
+        return result.dtype.kind == "f" and _array_holds_nan(result)
+    return result != result
+
+
+@overload(as_float)
+def _as_float(value):
+    if isinstance(value, types.Float):
+        return lambda value: value
+    return None   # numba refuses the call: the compiler keeps this stack a list
