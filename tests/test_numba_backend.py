@@ -23,8 +23,8 @@ numba = pytest.importorskip("numba")
 
 import srcad  # noqa: E402
 from srcad.backends.numba_derivative import NumbaBackendError  # noqa: E402
-from gradcheck import (PYFLOAT, fd_directional, inner, like, make_function, no_disk_cache,  # noqa: E402,F401
-                       norm, random_directions)
+from gradcheck import no_disk_cache  # noqa: E402,F401 (autouse fixture)
+from gradcheck import PYFLOAT, fd_directional, inner, like, make_function, norm, random_directions  # noqa: E402
 from specs import SPECS, cases  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -185,15 +185,22 @@ def test_scalar_spec_rows_give_numpys_numbers_or_a_refusal(case):
     _assert_same(got, expected, case.id)
 
 
-def test_scalar_spec_rows_mostly_compile():
-    compiled = 0
+# the scalar rows numba refuses today, and why: a rule's helper with no numba version (digamma, unsum,
+# extremum_grad), what numba lacks (the two-argument math.log, math.cbrt, math.pow of the 0-d array np.where
+# gives on scalars), complex arguments
+REFUSED_ROWS = {"math.log-base-float", "math.pow-floatxfloat", "math.gamma-float", "math.lgamma-float", "math.cbrt-float",
+                "math.fsum-floatxfloat", "max-floatxfloat", "max-list-floatxfloatxfloat", "min-floatxfloat",
+                "min-list-floatxfloatxfloat", "op.mul-complex-floatxfloat", "op.pow-complex-literal-float"}
+
+
+def test_the_scalar_rows_numba_refuses_are_the_known_ones():
+    refused = set()
     for case in SCALAR_CASES:
         try:
             srcad.grad(case.function, wrt=tuple(range(len(case.shapes))), backend="numba")(*case.inputs())
-            compiled += 1
         except NumbaBackendError:
-            pass
-    assert compiled >= 0.8 * len(SCALAR_CASES), f"only {compiled} of {len(SCALAR_CASES)} rows compile"
+            refused.add(case.id)
+    assert refused == REFUSED_ROWS
 
 
 GLOBAL_SCALE = 2.0

@@ -136,7 +136,8 @@ class NumbaDerivative:
             raise NumbaBackendError(f"backend=\"numba\" compiles for floats, ints and float arrays, and "
                                     f"{self.func.__name__} got ({kinds}); use backend=\"numpy\"")
         compiled = self._variants.get(ranks)
-        if compiled is None or not compiled.variant._current() or not self._constants_hold(compiled):
+        if compiled is None or not compiled.variant._current() or compiled.constants and \
+                not self._constants_hold(compiled):
             compiled = self._variants[ranks] = self._build(ranks, args)
         return compiled
 

@@ -1,27 +1,32 @@
 """The numba lowering pass: a generated derivative's source made compilable by numba in nopython mode.
 
-Contract: ``lower(source, name)`` takes the source srcad emits for the NumPy
-backend (the all-scalar or rank-specialised variant of a derivative named
-``name``) and returns it with every construct numba's nopython mode cannot
-type replaced by one it can, line for line (the comments naming the user's
-lines stay where they were):
+Contract: ``lower(source, name, lists)`` takes the source srcad emits for the
+NumPy backend (the all-scalar or rank-specialised variant of a derivative
+named ``name``) and returns it with every construct numba's nopython mode
+cannot type replaced by one it can, in place (the comments naming the user's
+lines stay above the code they explain):
 
 - the runtime import names ``srcad.backends.numba_runtime``, whose helpers
   numba compiles (``check_seed``, ``zeros_like``, ``unbroadcast``...);
 - the one tape of mixed values is split into one stack per saved variable
-  (``tape.append(x)`` ... ``x = tape.pop()`` becomes ``tape_x``): the pops
-  of one variable come back in the reverse order of its pushes, so each
-  stack is a homogeneous list numba types;
+  (``tape.append(x)`` ... ``x = tape.pop()`` uses ``tape_x``; the elements
+  of an array ``A`` saved as ``np.copy(A[i])`` share ``tape_A_items``).
+  srcad emits every pop into what its push saved, so the pops of one stack
+  come back in the reverse order of its pushes.  A stack is a float64 array
+  with its top, pushed and popped inline and doubled when full, unless
+  ``lists`` names it: then it is a list (of arrays, of ints), which numba
+  types from what is appended;
 - ``reversed(range(...))`` becomes the ``range`` that counts down.
 
-What it cannot lower (a tape read other than into the variable it saved, a
-``range`` with a step in ``reversed``) raises ``LoweringRefused``; numba
+What it cannot lower (a tape saving something other than a variable or an
+element, ``reversed`` of a ``range`` with a step, a runtime helper with no
+numba version) raises ``LoweringRefused`` with the generated line; numba
 itself refuses the rest when it compiles.
 
 Example::
 
     >>> print(lower("def df(x, dy=1.0):\\n    tape = []\\n    tape.append(x)\\n    x = tape.pop()\\n"
-    ...             "    return x\\n", "df"))   # doctest: +NORMALIZE_WHITESPACE
+    ...             "    return x\\n", "df", frozenset({"tape_x"})))   # doctest: +NORMALIZE_WHITESPACE
     def df(x, dy=1.0):
         tape_x = []
         tape_x.append(x)
@@ -34,7 +39,7 @@ import ast
 from typing import Dict, FrozenSet, List, Set, Tuple
 
 RUNTIME_MODULE = "srcad.backends.numba_runtime"
-COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied"})   # its helpers
+COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "xlogy", "xdivy"})   # its helpers
 _GENERIC_RUNTIME = "srcad.runtime"
 
 
@@ -123,7 +128,7 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[st
             stacks[tape, variable] = fresh(f"{tape}_{variable}")
         return stacks[tape, variable]
 
-    uses, creations = [], {}
+    uses, creations, mentions = [], {}, []
     for node in ast.walk(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and node.targets[0].id in tapes and isinstance(node.value, ast.List):
@@ -135,7 +140,12 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[st
             if len(node.targets) != 1:
                 raise LoweringRefused("a tape is read into more than one target", node.lineno)
             uses.append((node, stack_for(node.value.func.value.id, _saved_key(node.targets[0], node.lineno)), None))
-        elif isinstance(node, ast.Name) and node.id in tapes and not _inside_tape_use(node, function, tapes):
+        elif isinstance(node, ast.Name) and node.id in tapes:
+            mentions.append(node)
+    lowered = {id(node.targets[0]) for node in creations.values()} | \
+        {id(node.value.func.value) for node, _, _ in uses}
+    for node in mentions:
+        if id(node) not in lowered:
             raise LoweringRefused(f"the tape {node.id} is used other than by append and pop", node.lineno)
     tops = {stack: fresh(f"{stack}_top") for stack in sorted(stacks.values()) if stack not in lists}
     edits, helpers = [], set()
@@ -188,18 +198,6 @@ def _is_tape_call(node: ast.AST, tapes: Set[str], method: str) -> bool:
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == method \
         and isinstance(node.func.value, ast.Name) and node.func.value.id in tapes \
         and len(node.args) == (1 if method == "append" else 0) and not node.keywords
-
-
-def _inside_tape_use(name: ast.Name, function: ast.FunctionDef, tapes: Set[str]) -> bool:
-    """Whether ``name`` is the tape of an append, a pop or the tape's creation (all lowered)."""
-    for node in ast.walk(function):
-        if isinstance(node, ast.Expr) and _is_tape_call(node.value, tapes, "append") \
-                and node.value.func.value is name:
-            return True
-        if isinstance(node, ast.Assign) and (_is_tape_call(node.value, tapes, "pop") and node.value.func.value is name
-                                             or name in node.targets and isinstance(node.value, ast.List)):
-            return True
-    return False
 
 
 def _reversed_range_edits(function: ast.FunctionDef):

@@ -18,14 +18,16 @@ Example::
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ..runtime import core
+from ..runtime import core, limits
 
 __all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "holds_nan", "float_stack",
-           "grown", "as_float"]
+           "grown", "as_float", "xlogy", "xdivy"]
 
 _SHAPES_DIFFER = "the gradient's shape differs from its variable's; use backend=\"numpy\""
 _SEED_SHAPE = "the seed's shape differs from f's output; pass a seed shaped like f(...)"
@@ -73,6 +75,16 @@ def grown(stack):
 def as_float(value):
     """``value``, a float (compiled for floats only: a tape of other values stays a list)."""
     return float(value)
+
+
+def xlogy(x, y):
+    """``x * log(y)``, and 0 where ``x == 0`` (compiled: floats)."""
+    return limits.xlogy(x, y)
+
+
+def xdivy(x, y):
+    """``x / y``, and 0 where ``x == 0``; a nonzero ``x`` over 0 is an infinity, as in NumPy (compiled: floats)."""
+    return limits.xdivy(x, y)
 
 
 def _is_array(kind) -> bool:
@@ -160,9 +172,15 @@ def holds_nan(result) -> bool:
         >>> holds_nan((1.0, np.array([0.0, np.nan])))
         True
     """
-    if isinstance(result, tuple):
-        return any(holds_nan(item) for item in result)
-    if isinstance(result, np.ndarray):
+    kind = result.__class__
+    if kind is float:
+        return result != result
+    if kind is tuple:
+        for item in result:
+            if holds_nan(item):
+                return True
+        return False
+    if kind is np.ndarray:
         return result.dtype.kind == "f" and _array_holds_nan(result)
     return result != result
 
@@ -172,3 +190,27 @@ def _as_float(value):
     if isinstance(value, types.Float):
         return lambda value: value
     return None   # numba refuses the call: the compiler keeps this stack a list
+
+
+@overload(xlogy)
+def _xlogy(x, y):
+    if _is_number(x) and _is_number(y):
+        def scalar(x, y):
+            if x == 0 and y == y:
+                return 0.0
+            return x * np.log(float(y))   # NumPy's log: -inf at 0, NaN below
+        return scalar
+    return None
+
+
+@overload(xdivy)
+def _xdivy(x, y):
+    if _is_number(x) and _is_number(y):
+        def scalar(x, y):
+            if x == 0 and y == y:
+                return 0.0
+            if y == 0:
+                return x * math.copysign(np.inf, y)   # NumPy's x / 0.0, where numba would raise
+            return x / y
+        return scalar
+    return None
