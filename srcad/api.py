@@ -45,7 +45,7 @@ import threading
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import cache, dependencies
-from .backends import compiled_derivative
+from .backends import compiled_derivative, compiled_source
 from .frontend import loader
 from .arguments import Wrt, bind_arguments, resolve_wrt
 from .derivative import (MODES, VERIFYING, Derivative, _BY_FUNCTION, _derivative, derivative, use_loader,
@@ -181,12 +181,13 @@ def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: b
 
 
 def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
-           ranks: Optional[Sequence[int]] = None, checkpoints: Optional[int] = None) -> str:
+           ranks: Optional[Sequence[int]] = None, checkpoints: Optional[int] = None, backend: str = "numpy") -> str:
     """The generated source of ``func``'s derivative.
 
     ``ranks`` (one number of dimensions per positional argument) shows the
     variant that runs when a function whose loops store into arrays element
-    by element is called with arrays of those ranks.
+    by element is called with arrays of those ranks.  ``backend="numba"``
+    shows the module numba compiles for those ranks (all scalars by default).
 
     Example::
 
@@ -196,6 +197,8 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
         >>> print(srcad.source(f))   # doctest: +SKIP
         >>> print(srcad.source(pool, ranks=(2,)))   # doctest: +SKIP
     """
+    if backend != "numpy":   # the module numba compiles, for these ranks (all scalars when not given)
+        return compiled_source(backend, func, wrt, mode, optimize, ranks, checkpoints=checkpoints)
     return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None,
                        checkpoints=checked_snapshots(checkpoints)).source
 

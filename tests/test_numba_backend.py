@@ -303,3 +303,17 @@ def test_import_srcad_does_not_import_numba():
     result = subprocess.run([sys.executable, "-c", "import sys, srcad; print('numba' in sys.modules)"],
                             capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)))
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_source_shows_the_module_numba_compiles():
+    shown = srcad.source(PROBLEMS["pool"].function, backend="numba", ranks=(2,))
+    assert "@numba.njit(cache=True)" in shown and "# the variant for arguments B 2-D" in shown
+    scalar = srcad.source(PROBLEMS["logistic"].function, wrt=1, backend="numba")
+    assert "tape_x[tape_x_top] = as_float(x)" in scalar
+
+
+def test_srcad_show_backend_numba(capsys):
+    from srcad import cli
+    status = cli.main(["show", f"{ROOT / 'benchmarks' / 'problems.py'}:pool", "--ranks", "2", "--backend", "numba"])
+    assert status == 0
+    assert "@numba.njit(cache=True)" in capsys.readouterr().out

@@ -51,3 +51,17 @@ def compiled_derivative(backend: str, func, wrt, mode: str, optimize: bool, *, h
     except ImportError:
         raise numba_unavailable() from None
     return numba_derivative(func, wrt, mode, optimize, with_value)
+
+
+def compiled_source(backend: str, func, wrt, mode: str, optimize: bool, ranks, *, checkpoints=None) -> str:
+    """The module ``backend`` compiles for arguments of ``ranks`` (every positional argument a scalar when
+    None): ``srcad.source(..., backend="numba")``.
+
+    Example::
+
+        >>> print(compiled_source("numba", pool, 0, "reverse", True, (2,)))   # doctest: +SKIP
+    """
+    derivative = compiled_derivative(backend, func, wrt, mode, optimize, checkpoints=checkpoints)
+    if derivative is None:
+        raise SrcadError("compiled_source is for compiled backends; srcad.source(f) shows the NumPy one")
+    return derivative.source(tuple(ranks) if ranks is not None else (0,) * derivative.arity)

@@ -107,8 +107,8 @@ class NumbaDerivative:
     def __init__(self, func: Callable, wrt, mode: str, optimize: bool, with_value: bool):
         self.func, self.wrt, self.mode, self.optimize = func, wrt, mode, optimize
         self._options = {"with_value": True} if with_value else {}
-        self._arity = len([p for p in inspect.signature(func).parameters.values()
-                           if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+        self._arity = self.arity = len([p for p in inspect.signature(func).parameters.values()
+                                        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
         self._variants: Dict[Tuple[int, ...], _Compiled] = {}
         self.__name__ = f"d{func.__name__}"
         self.__doc__ = f"{mode}-mode derivative of {func.__qualname__}, compiled by numba"
@@ -345,14 +345,3 @@ def _import_file(path: str):
     sys.modules[module_name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def compiled_source(func: Callable, wrt, mode: str, ranks, optimize: bool = True) -> str:
-    """The numba module ``backend="numba"`` compiles for arguments of ``ranks`` (``srcad.source``'s hook).
-
-    Example::
-
-        >>> print(compiled_source(pool, 0, "reverse", (2,)))   # doctest: +SKIP
-    """
-    return numba_derivative(func, wrt, mode, optimize).source(tuple(ranks))
-
