@@ -215,6 +215,11 @@ def reads_a_global_array(x):
     return np.sum(GLOBAL_TABLE * x)
 
 
+def test_a_global_infinity_is_compiled_in():
+    plain = make_function("def to_limit(x):\n    return x * x - 1.0 / LIMIT\n", {"LIMIT": float("inf")})
+    assert srcad.grad(plain, backend="numba")(3.0) == pytest.approx(6.0)
+
+
 def test_a_rebound_global_number_is_compiled_again():
     global GLOBAL_SCALE
     derivative = srcad.grad(scaled, backend="numba")
@@ -260,6 +265,8 @@ def test_refuses_what_numba_cannot_compile_at_the_users_line():
     (lambda: srcad.grad(scaled, backend="numba")([1.0, 2.0]), "float arrays"),
     (lambda: srcad.grad(scaled, backend="numba")(np.arange(3)), "float arrays"),
     (lambda: srcad.grad(len, backend="numba"), "not one"),
+    (lambda: srcad.grad(scaled, backend="numba")(3), "pass float"),
+    (lambda: srcad.grad(scaled, backend="numba")(np.array(3.0)), "pass float"),
 ])
 def test_refusals(call, pattern):
     with pytest.raises(srcad.SrcadError, match=pattern):

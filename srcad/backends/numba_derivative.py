@@ -12,8 +12,10 @@ Contract:
 - It returns what the NumPy backend returns for the same call.  A result
   holding a NaN is computed again by the NumPy backend, which tells an
   overflow artefact from a true NaN (``srcad.overflow``).
-- Whatever numba cannot compile, and every argument that is not a float,
-  an int or a float array, raises ``NumbaBackendError`` naming the user's
+- numba is imported with this module, which only ``backend="numba"`` imports.
+- Whatever numba cannot compile, every argument that is not a float, an int
+  or a float array, and a differentiated argument that is not a float or a
+  float array of one or more dimensions, raises ``NumbaBackendError`` naming the user's
   ``file:line`` and construct where the generated line says it, with
   ``backend="numpy"`` as the fix: never a numba traceback.
 - A global the derivative reads is compiled in as a constant (numba's
@@ -37,6 +39,7 @@ import builtins
 import hashlib
 import importlib.util
 import inspect
+import math
 import os
 import re
 import sys
@@ -46,13 +49,16 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Dict, FrozenSet, Optional, Tuple
 
+import numba
+import numpy as np
+
 from .. import cache
+from ..arguments import parameter_names, resolve_wrt
 from ..derivative import _derivative
 from ..errors import SrcadError
 from ..variants import float_ranks
 from .numba_lowering import LoweringRefused, lower
-from .numba_runtime import holds_nan   # imports numba: this module is imported only for backend="numba"
-import numba
+from .numba_runtime import holds_nan
 
 
 class NumbaBackendError(SrcadError):
@@ -109,6 +115,9 @@ class NumbaDerivative:
         self._options = {"with_value": True} if with_value else {}
         self._arity = self.arity = len([p for p in inspect.signature(func).parameters.values()
                                         if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)])
+        positional = parameter_names(func)[0]
+        self._wrt_positions = tuple(positional.index(name) for name in resolve_wrt(func, wrt)[0]
+                                    if name in positional)
         self._variants: Dict[Tuple[int, ...], _Compiled] = {}
         self.__name__ = f"d{func.__name__}"
         self.__doc__ = f"{mode}-mode derivative of {func.__qualname__}, compiled by numba"
@@ -135,6 +144,14 @@ class NumbaDerivative:
             kinds = ", ".join(type(arg).__name__ for arg in args[:self._arity])
             raise NumbaBackendError(f"backend=\"numba\" compiles for floats, ints and float arrays, and "
                                     f"{self.func.__name__} got ({kinds}); use backend=\"numpy\"")
+        for position in self._wrt_positions:
+            kind = args[position].__class__ if position < len(args) else float
+            if kind is not float and kind is not np.ndarray and not issubclass(kind, np.floating) \
+                    or kind is np.ndarray and args[position].ndim == 0:
+                raise NumbaBackendError(f"backend=\"numba\" differentiates floats and float arrays of one or "
+                                        f"more dimensions, and argument {position} of {self.func.__name__} is "
+                                        f"{args[position]!r}; pass float({args[position]!r}), or use "
+                                        f"backend=\"numpy\"")
         compiled = self._variants.get(ranks)
         if compiled is None or not compiled.variant._current() or compiled.constants and \
                 not self._constants_hold(compiled):
@@ -215,11 +232,13 @@ class NumbaDerivative:
             if isinstance(value, types.ModuleType):
                 lines.append(f"import {value.__name__} as {free_name}")
             elif isinstance(value, (bool, int, float)) and free_name not in values.nonlocals:
-                lines.append(f"{free_name} = {value!r}")
+                number = value if isinstance(value, (bool, int)) else float(value)
+                lines.append(f"{free_name} = {number!r}" if math.isfinite(number) else
+                             f"{free_name} = float({repr(number)!r})")
                 constants[free_name] = value
             else:
                 raise NumbaBackendError(
-                    f"{_where(self.func)}: {self.func.__name__} reads the global `{free_name}` "
+                    f"{_where(self.func)}: {self.func.__name__} reads `{free_name}` "
                     f"({type(value).__name__}), which numba would freeze into the compiled code; pass it as an "
                     f"argument, or use backend=\"numpy\"")
         return lines, constants
