@@ -148,7 +148,8 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[st
         if id(node) not in lowered:
             raise LoweringRefused(f"the tape {node.id} is used other than by append and pop", node.lineno)
     tops = {stack: fresh(f"{stack}_top") for stack in sorted(stacks.values()) if stack not in lists}
-    edits, helpers = [], set()
+    edits, reserved, helpers = _reservations(function, [(node, stack) for node, stack, saved in uses
+                                                        if saved is not None and stack in tops], tops)
     for node, stack, saved in uses:
         top = tops.get(stack)
         indent = "\n" + " " * node.col_offset
@@ -157,13 +158,14 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[st
             if _is_copy(saved):   # numba copies arrays only: ``copied`` copies an array, keeps a number
                 value = f"copied({value})"
                 helpers.add("copied")
-            text = indent.join([f"if {top} == len({stack}):", f"    {stack} = grown({stack})",
-                                f"{stack}[{top}] = as_float({value})", f"{top} += 1"]) if top \
+            room = [] if id(node) in reserved else [f"if {top} == len({stack}):", f"    {stack} = grown({stack})"]
+            text = indent.join(room + [f"{stack}[{top}] = as_float({value})", f"{top} += 1"]) if top \
                 else f"{stack}.append({value})"
         else:
             target = ast.unparse(node.targets[0])
             text = indent.join([f"{top} -= 1", f"{target} = {stack}[{top}]"]) if top else f"{target} = {stack}.pop()"
-        helpers |= {"grown", "as_float"} if top else set()
+        helpers |= ({"as_float"} if saved is not None else set()) | \
+            ({"grown"} if saved is not None and id(node) not in reserved else set()) if top else set()
         edits.append(_whole(node, lines, text))
     for tape, creation in creations.items():
         own = [stack for (held, _), stack in sorted(stacks.items()) if held == tape]
@@ -173,6 +175,42 @@ def _tape_edits(function: ast.FunctionDef, lines: List[str], lists: FrozenSet[st
         helpers |= {"float_stack"} if any(stack in tops for stack in own) else set()
         edits.append(_whole(creation, lines, text))
     return edits, helpers
+
+
+def _reservations(function: ast.FunctionDef, pushes, tops: Dict[str, str]):
+    """Room made before each ``for ... in range(...)`` loop for the float pushes its body makes directly (in
+    branches too, not in inner loops): at most one per push statement and iteration, so those pushes need no
+    room check.  Returns ``(edits inserting the reservations, ids of the pushes covered, helpers)``."""
+    parents = {id(child): parent for parent in ast.walk(function) for child in ast.iter_child_nodes(parent)}
+    by_loop: Dict[int, Tuple[ast.For, Dict[str, int]]] = {}
+    covered = set()
+    for push, stack in pushes:
+        child, loop = push, parents.get(id(push))
+        while isinstance(loop, ast.If):
+            child, loop = loop, parents.get(id(loop))
+        if not (isinstance(loop, ast.For) and any(child is statement for statement in loop.body)
+                and _range_arguments(loop.iter) is not None):
+            continue
+        counts = by_loop.setdefault(id(loop), (loop, {}))[1]
+        counts[stack] = counts.get(stack, 0) + 1
+        covered.add(id(push))
+    edits = []
+    for loop, counts in by_loop.values():
+        trip = f"trip_count({', '.join(_range_arguments(loop.iter))})"
+        indent = "\n" + " " * loop.col_offset
+        text = indent.join(f"{stack} = reserved({stack}, {tops[stack]} + {f'{count} * ' if count > 1 else ''}{trip})"
+                           for stack, count in sorted(counts.items()))
+        edits.append((loop.lineno, loop.col_offset, loop.lineno, loop.col_offset, text + indent))
+    return edits, covered, {"reserved", "trip_count"} if edits else set()
+
+
+def _range_arguments(node: ast.expr):
+    """``(start, stop, step)`` source of a ``range(...)`` call, or None."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
+            and 1 <= len(node.args) <= 3 and not node.keywords):
+        return None
+    texts = [ast.unparse(argument) for argument in node.args]
+    return ("0", texts[0], "1") if len(texts) == 1 else (texts[0], texts[1], "1") if len(texts) == 2 else tuple(texts)
 
 
 def _saved_key(node: ast.expr, line: int) -> str:

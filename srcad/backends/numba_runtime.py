@@ -27,7 +27,8 @@ from numba.extending import overload
 from ..runtime import core, limits
 
 __all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "holds_nan", "float_stack",
-           "grown", "as_float", "xlogy", "xdivy"]
+           "grown", "as_float", "xlogy", "xdivy",
+           "reserved", "trip_count"]
 
 _SHAPES_DIFFER = "the gradient's shape differs from its variable's; use backend=\"numpy\""
 _SEED_SHAPE = "the seed's shape differs from f's output; pass a seed shaped like f(...)"
@@ -70,6 +71,24 @@ def grown(stack):
     larger = np.empty(2 * len(stack))
     larger[:len(stack)] = stack
     return larger
+
+
+@njit(cache=True)
+def reserved(stack, needed):
+    """``stack``, or its values in storage long enough for ``needed`` (at least twice as long)."""
+    if needed <= len(stack):
+        return stack
+    larger = np.empty(max(needed, 2 * len(stack)))
+    larger[:len(stack)] = stack
+    return larger
+
+
+@njit(cache=True)
+def trip_count(start, stop, step):
+    """How many times ``range(start, stop, step)`` runs."""
+    if step > 0:
+        return max(0, (stop - start + step - 1) // step)
+    return max(0, (start - stop - step - 1) // (-step))
 
 
 def as_float(value):
