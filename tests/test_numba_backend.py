@@ -348,3 +348,32 @@ def test_a_division_by_zero_raises_as_with_python_floats():
 
 def scaled_root(x):
     return x * math.sqrt(x)
+
+
+_TAPED = textwrap.dedent("""
+    def df(x, n, dy=1.0):
+        tape = []
+        for i in range(n):
+            tape.append(x)
+            x = x * 2.0
+        for j in range(count(n)):
+            tape.append(x)
+            x = x * 2.0
+        x = tape.pop()
+        x = tape.pop()
+        return x
+""")
+
+
+def test_room_is_made_before_a_range_loop_whose_bounds_can_be_read_twice():
+    from srcad.backends.numba_lowering import lower
+    lowered = lower(_TAPED, "df")
+    assert "tape_x = reserved(tape_x, tape_x_top + trip_count(0, n, 1))\n    for i in range(n):" in lowered
+    assert lowered.count("trip_count(") == 1   # only range(n): count(n) may not be called twice
+    assert "    for j in range(count(n)):\n        if tape_x_top == len(tape_x):" in lowered
+
+
+def test_a_stack_named_a_list_stays_a_list():
+    from srcad.backends.numba_lowering import lower
+    lowered = lower(_TAPED, "df", frozenset({"tape_x"}))
+    assert "tape_x = []" in lowered and lowered.count("tape_x.append(x)") == 2 and "reserved" not in lowered

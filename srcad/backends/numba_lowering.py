@@ -205,12 +205,25 @@ def _reservations(function: ast.FunctionDef, pushes, tops: Dict[str, str]):
 
 
 def _range_arguments(node: ast.expr):
-    """``(start, stop, step)`` source of a ``range(...)`` call, or None."""
+    """``(start, stop, step)`` source of a ``range(...)`` call whose bounds are pure, or None."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
-            and 1 <= len(node.args) <= 3 and not node.keywords):
+            and 1 <= len(node.args) <= 3 and not node.keywords and all(map(_pure, node.args))):
         return None
     texts = [ast.unparse(argument) for argument in node.args]
     return ("0", texts[0], "1") if len(texts) == 1 else (texts[0], texts[1], "1") if len(texts) == 2 else tuple(texts)
+
+
+def _pure(node: ast.expr) -> bool:
+    """Whether evaluating ``node`` twice gives the same value and does nothing else: names, numbers,
+    attributes, subscripts, arithmetic and ``len`` of those (a reservation evaluates a range's bounds again)."""
+    for part in ast.walk(node):
+        if isinstance(part, ast.Call):
+            if not (isinstance(part.func, ast.Name) and part.func.id == "len"):
+                return False
+        elif not isinstance(part, (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.BinOp, ast.UnaryOp,
+                                   ast.Load, ast.operator, ast.unaryop, ast.Slice, ast.Tuple)):
+            return False
+    return True
 
 
 def _saved_key(node: ast.expr, line: int) -> str:
