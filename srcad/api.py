@@ -45,6 +45,7 @@ import threading
 from typing import Any, Callable, Dict, Optional, Sequence, Tuple
 
 from . import cache, dependencies
+from .backends import compiled_derivative, compiled_source
 from .frontend import loader
 from .arguments import Wrt, bind_arguments, resolve_wrt
 from .derivative import (MODES, VERIFYING, Derivative, _BY_FUNCTION, _derivative, derivative, use_loader,
@@ -132,13 +133,14 @@ def _rebind_data(df: Derivative) -> bool:
 
 
 def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False, optimize: bool = True,
-         checkpoints: Optional[int] = None):
+         checkpoints: Optional[int] = None, backend: str = "numpy"):
     """The gradient of scalar-valued ``func`` with respect to the ``wrt`` parameters.
 
     Works as ``@srcad.grad``, ``@srcad.grad(wrt=1)`` or ``srcad.grad(f, wrt=('x', 'y'))``.
     With ``has_aux=True``, f returns ``(out, aux)`` and the derivative returns ``(gradient, aux)``.
     With ``checkpoints=K``, f's top-level ``for`` loops over ``range`` keep at most K states for the
     reverse sweep and recompute the others (binomial checkpointing, ``srcad.passes.checkpoints``).
+    ``backend="numba"`` compiles the derivative with numba (``srcad.backends``).
 
     Example::
 
@@ -150,12 +152,14 @@ def grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False
     """
     checkpoints = checked_snapshots(checkpoints)
     if func is None:   # used as @srcad.grad(wrt=...): a decorator (a partial, so it pickles too)
-        return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimize=optimize, checkpoints=checkpoints)
-    return _derivative(func, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints)
+        return functools.partial(grad, wrt=wrt, has_aux=has_aux, optimize=optimize, checkpoints=checkpoints,
+                                 backend=backend)
+    return compiled_derivative(backend, func, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints) \
+        or _derivative(func, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints)
 
 
 def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
-             checkpoints: Optional[int] = None):
+             checkpoints: Optional[int] = None, backend: str = "numpy"):
     """The derivative of ``func`` as a vector-Jacobian (reverse) or Jacobian-vector (forward) product.
 
     Reverse mode: ``df(*args, seed)`` returns the seed pulled back to each wrt
@@ -171,16 +175,19 @@ def autodiff(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: b
         >>> srcad.autodiff(f)(np.zeros(2), np.array([1.0, 2.0]))   # doctest: +SKIP
         array([1., 2.])
     """
-    return _derivative(func, wrt, mode, optimize, checkpoints=checked_snapshots(checkpoints))
+    checkpoints = checked_snapshots(checkpoints)
+    return compiled_derivative(backend, func, wrt, mode, optimize, checkpoints=checkpoints) \
+        or _derivative(func, wrt, mode, optimize, checkpoints=checkpoints)
 
 
 def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: bool = True,
-           ranks: Optional[Sequence[int]] = None, checkpoints: Optional[int] = None) -> str:
+           ranks: Optional[Sequence[int]] = None, checkpoints: Optional[int] = None, backend: str = "numpy") -> str:
     """The generated source of ``func``'s derivative.
 
     ``ranks`` (one number of dimensions per positional argument) shows the
     variant that runs when a function whose loops store into arrays element
-    by element is called with arrays of those ranks.
+    by element is called with arrays of those ranks.  ``backend="numba"``
+    shows the module numba compiles for those ranks (all scalars by default).
 
     Example::
 
@@ -190,6 +197,8 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
         >>> print(srcad.source(f))   # doctest: +SKIP
         >>> print(srcad.source(pool, ranks=(2,)))   # doctest: +SKIP
     """
+    if backend != "numpy":   # the module numba compiles, for these ranks (all scalars when not given)
+        return compiled_source(backend, func, wrt, mode, optimize, ranks, checkpoints=checkpoints)
     return _derivative(func, wrt, mode, optimize, param_ranks=tuple(ranks) if ranks else None,
                        checkpoints=checked_snapshots(checkpoints)).source
 

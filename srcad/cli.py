@@ -234,6 +234,8 @@ def _build_parser() -> argparse.ArgumentParser:
     show.add_argument("--ranks", default=None,
                       help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
                            "when a function whose loops store element by element gets arrays of those ranks")
+    show.add_argument("--backend", choices=("numpy", "numba"), default="numpy",
+                      help="numba: the module numba compiles (for --ranks, all scalars by default)")
     show.add_argument("--checkpoints", type=int, default=None, metavar="K",
                       help="the derivative whose top-level range loops keep at most K states (binomial "
                            "checkpointing), then each loop's step function and the step's derivative")
@@ -365,7 +367,7 @@ def _show(args: argparse.Namespace, out) -> int:
     ranks = _parse_ranks(args.ranks)
     if not (args.passes or args.diff):
         out.write(api.source(func, wrt, args.mode, optimize=args.optimize, ranks=ranks,
-                             checkpoints=args.checkpoints))
+                             checkpoints=args.checkpoints, backend=args.backend))
         if args.checkpoints and args.mode == "reverse":
             _show_steps(api.derivative(func, wrt, args.mode, args.optimize, checkpoints=args.checkpoints), out)
         return EXIT_OK

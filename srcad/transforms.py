@@ -30,6 +30,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .api import _derivative, grad
+from .backends import compiled_derivative
 from .arguments import Wrt, bound_arguments, parameter_names, resolve_wrt
 from .errors import SrcadError, WrtError
 from .frontend.source import unwrap
@@ -40,11 +41,11 @@ from .trees import is_container
 
 
 def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bool = False,
-                   optimize: bool = True, checkpoints: Optional[int] = None):
+                   optimize: bool = True, checkpoints: Optional[int] = None, backend: str = "numpy"):
     """Like ``grad``, but the derivative returns ``(f(*args), gradient)`` from one sweep.
 
     With ``has_aux=True``, f returns ``(out, aux)`` and the result is ``((out, aux), gradient)``.
-    ``checkpoints=K`` checkpoints f's loops as for ``grad``.
+    ``checkpoints=K`` checkpoints f's loops as for ``grad``; ``backend="numba"`` compiles it with numba.
 
     Example::
 
@@ -57,8 +58,9 @@ def value_and_grad(func: Optional[Callable] = None, wrt: Wrt = 0, *, has_aux: bo
     checkpoints = checked_snapshots(checkpoints)
     if func is None:   # used as @srcad.value_and_grad(wrt=...): a decorator (a partial, so it pickles too)
         return functools.partial(value_and_grad, wrt=wrt, has_aux=has_aux, optimize=optimize,
-                                 checkpoints=checkpoints)
-    return _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux, checkpoints=checkpoints)
+                                 checkpoints=checkpoints, backend=backend)
+    return compiled_derivative(backend, func, wrt, "reverse", optimize, has_aux=has_aux, checkpoints=checkpoints,
+                               with_value=True) or _derivative(func, wrt, "reverse", optimize, with_value=True, has_aux=has_aux, checkpoints=checkpoints)
 
 
 def vjp(func: Callable, *primals, has_aux: bool = False, checkpoints: Optional[int] = None):
