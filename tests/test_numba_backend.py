@@ -191,7 +191,8 @@ def test_scalar_spec_rows_give_numpys_numbers_or_a_refusal(case):
 # gives on scalars), complex arguments
 REFUSED_ROWS = {"math.log-base-float", "math.pow-floatxfloat", "math.gamma-float", "math.lgamma-float", "math.cbrt-float",
                 "math.fsum-floatxfloat", "max-floatxfloat", "max-list-floatxfloatxfloat", "min-floatxfloat",
-                "min-list-floatxfloatxfloat", "op.mul-complex-floatxfloat", "op.pow-complex-literal-float"}
+                "min-list-floatxfloatxfloat", "max-three-floatxfloatxfloat", "op.mul-complex-floatxfloat",
+                "op.pow-complex-literal-float"}
 
 
 def test_the_scalar_rows_numba_refuses_are_the_known_ones():

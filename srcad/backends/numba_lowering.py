@@ -39,8 +39,9 @@ import ast
 from typing import Dict, FrozenSet, List, Set, Tuple
 
 RUNTIME_MODULE = "srcad.backends.numba_runtime"
-COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "xlogy", "xdivy"})   # its helpers
-_GENERIC_RUNTIME = "srcad.runtime"
+COMPILED_HELPERS = frozenset({"check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "xlogy", "xdivy",
+                              "check_unpacking", "array_copy"})   # its helpers
+_GENERIC_RUNTIMES = ("srcad.runtime", "srcad.runtime.containers")
 
 
 class LoweringRefused(Exception):
@@ -61,7 +62,7 @@ def lower(source: str, name: str, lists: FrozenSet[str] = frozenset()) -> str:
     edits, added = _tape_edits(function, lines, lists)   # (line, column, end line, end column, new text)
     imported = False
     for node in tree.body:
-        if isinstance(node, ast.ImportFrom) and node.module == _GENERIC_RUNTIME:
+        if isinstance(node, ast.ImportFrom) and node.module in _GENERIC_RUNTIMES:
             _refuse_missing_helpers({alias.asname or alias.name for alias in node.names}, function)
             helpers = sorted({alias.name for alias in node.names} | added)
             edits.append(_whole(node, lines, f"from {RUNTIME_MODULE} import " + ", ".join(helpers)))

@@ -24,9 +24,10 @@ import numpy as np
 from numba import njit, types
 from numba.extending import overload
 
-from ..runtime import core, limits
+from ..runtime import containers, core, limits
 
-__all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "holds_nan", "float_stack",
+__all__ = ["check_seed", "zeros_like", "unbroadcast", "unreduce", "copied", "check_unpacking", "array_copy",
+           "holds_nan", "float_stack",
            "grown", "as_float", "xlogy", "xdivy",
            "reserved", "trip_count"]
 
@@ -168,6 +169,33 @@ def _unreduce(grad, like):
 
 @overload(copied)
 def _copied(value):
+    if _is_number(value):
+        return lambda value: value
+    if _is_array(value):
+        return lambda value: value.copy()
+    return None
+
+
+def check_unpacking(items, count):
+    """Python's check of ``a, b, ... = items`` (compiled: a tuple or array of ``count`` items passes)."""
+    containers.check_unpacking(items, count)
+
+
+@overload(check_unpacking)
+def _check_unpacking(items, count):
+    def check(items, count):
+        if len(items) != count:
+            raise ValueError("the wrong number of values to unpack")
+    return check
+
+
+def array_copy(value):
+    """``value.copy()`` of an array (compiled: an array or a number)."""
+    return core.array_copy(value)
+
+
+@overload(array_copy)
+def _array_copy(value):
     if _is_number(value):
         return lambda value: value
     if _is_array(value):
