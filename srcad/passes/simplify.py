@@ -17,7 +17,9 @@ changed anything:
   keeps an int an int and a float32 a float32);
 - ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
   provably has ``x``'s shape (see ``shapes.ShapeTable``), and ``unreduce(g, p)``
-  becomes ``g`` in a product or quotient with an operand of ``p``'s shape.
+  becomes ``g`` in a product or quotient with an operand of ``p``'s shape;
+- the gradient helpers of ``@`` and ``np.dot`` become the expression for the
+  operands' ranks when they are known (``product_gradients``).
 It never changes what a statement computes, only how, and it never touches
 the user's own (primal) statements: ``y = x * 1.0`` must stay a new array.
 
@@ -40,6 +42,7 @@ from .frame import PAIR
 from ..analysis.expressions import callee_object, is_fresh, range_indices, same_value
 from ..analysis.shapes import ELEMENTWISE, SCALAR, ShapeTable
 from . import Transformation
+from .product_gradients import written_out
 
 
 def _is_number(node, value) -> bool:
@@ -237,6 +240,9 @@ class _Rewrite(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        product = written_out(node, self.shapes)   # matmul_lhs_grad(g, W, h) -> g[:, None] * h, ranks known
+        if product is not None:
+            return self._replace(product)
         function = callee_object(node.func, self.shapes.objects)
         if any(function is f for f in (runtime.unbroadcast, runtime.broadcast_like)) and len(node.args) == 2:
             grad_shape = self.shapes.of(node.args[0])
