@@ -4,7 +4,8 @@ Contract: ``VARIANTS`` maps a name to a ``Problem`` whose objective computes
 the same value as a problem of ``problems.PROBLEMS`` written another way
 (``np.dot`` for ``@``, ``np.sqrt`` for ``math.sqrt``, ``np.einsum`` for
 broadcasting, ``xs[t]`` indexed in the loop).  Running the module checks
-and times every original problem named in ``ORIGINALS`` and every variant
+and times the problems named on the command line (any of ``PROBLEMS`` or
+``VARIANTS``; by default those named in ``ORIGINALS`` and every variant)
 with ``timing.run_problem`` (no peers) and prints reverse and forward
 grad/f; ``--dump DIR`` writes each one's generated derivatives instead.
 
@@ -108,8 +109,9 @@ VARIANTS = {p.name: p for p in [
 
 
 def _selected(names):
-    table = {**{name: PROBLEMS[name] for name in ORIGINALS}, **VARIANTS}
-    return [table[name] for name in (names or table)]
+    """The problems named (any of ``PROBLEMS`` or ``VARIANTS``), by default ``ORIGINALS`` and ``VARIANTS``."""
+    table = {**PROBLEMS, **VARIANTS}
+    return [table[name] for name in (names or list(ORIGINALS) + list(VARIANTS))]
 
 
 def main(argv):
