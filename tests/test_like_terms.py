@@ -89,6 +89,7 @@ def _expression(text):
     ("np.random.rand()", "np.random.rand()", False),
     ("np.sin(a)", "np.sin(a)", True),
     ("1 * a", "1.0 * a", False),
+    ("f(a, 0.0)", "f(a, -0.0)", False),
 ])
 def test_same_value(left, right, same):
     objects = {"f": np.add, "g": lambda a: a, "np": np}

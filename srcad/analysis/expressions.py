@@ -138,7 +138,7 @@ def same_value(left, right, objects: Dict) -> bool:
     if isinstance(left, gast.Name):
         return left.id == right.id
     if isinstance(left, gast.Constant):
-        return left.value.__class__ is right.value.__class__ and left.value == right.value
+        return left.value.__class__ is right.value.__class__ and repr(left.value) == repr(right.value)   # -0.0
     if isinstance(left, gast.Attribute):
         return left.attr == right.attr and same_value(left.value, right.value, objects)
     if isinstance(left, gast.UnaryOp):
