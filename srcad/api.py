@@ -186,7 +186,7 @@ def source(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, optimize: boo
 
     ``ranks`` (one number of dimensions per positional argument) shows the
     variant that runs when a function whose loops store into arrays element
-    by element is called with arrays of those ranks.  ``backend="numba"``
+    by element, or that multiplies matrices, is called with arrays of those ranks.  ``backend="numba"``
     shows the module numba compiles for those ranks (all scalars by default).
 
     Example::

@@ -233,7 +233,8 @@ def _build_parser() -> argparse.ArgumentParser:
                       help="skip the optimisation passes")
     show.add_argument("--ranks", default=None,
                       help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
-                           "when a function whose loops store element by element gets arrays of those ranks")
+                           "when a function whose loops store element by element, or that multiplies matrices, gets "
+                           "arrays of those ranks")
     show.add_argument("--backend", choices=("numpy", "numba"), default="numpy",
                       help="numba: the module numba compiles (for --ranks, all scalars by default)")
     show.add_argument("--checkpoints", type=int, default=None, metavar="K",

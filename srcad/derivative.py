@@ -46,7 +46,7 @@ from .runtime.dispatch import is_duck_array
 from .shared_arguments import shared_arguments_check
 from .trees import is_container
 from .frontend.source import unwrap
-from .variants import all_scalars, float_ranks, indexes_elements, written_out
+from .variants import all_scalars, float_ranks, indexes_elements, multiplies_arrays, written_out
 
 MODES = ("reverse", "forward")
 
@@ -230,13 +230,13 @@ class Derivative:
     def _rank_variant(self, ranks):
         """The variant generated knowing each argument's rank (``A[i, j]`` of a 2-D ``A`` is a scalar).
 
-        Only functions whose loops index arrays element by element get variants;
+        Only functions whose loops index arrays element by element, or that multiply matrices, get variants;
         for the others the general derivative is as good, and is used.  A
         variant depends on what this derivative depends on, so it is loaded
         again whenever this one is.
         """
         if self._rank_variants is None:
-            self._rank_variants = {} if indexes_elements(self.func) else False
+            self._rank_variants = {} if indexes_elements(self.func) or multiplies_arrays(self.func) else False
             if self._rank_variants is False:
                 return self._compiled
         variant = self._rank_variants.get(ranks)

@@ -37,6 +37,7 @@ from .passes.common_subexpressions import CommonSubexpressions
 from .passes.contexts import Contexts
 from .passes.desugar import Desugar
 from .passes.exceptions import Exceptions
+from .passes.fold_constants import FoldConstants
 from .passes.forward import ForwardMode
 from .passes.grad_hooks import GradHooks
 from .passes.inline import Inline
@@ -61,7 +62,8 @@ from .passes.views import Views
 from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, NestedDerivatives, SavedViews,
+PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, FoldConstants,
+                                    NestedDerivatives, SavedViews,
                                     GradHooks, Iteration,
                                     Inline, Attributes, Contexts, Exceptions, Desugar, MutatingCalls, Views, Aliasing,
                                     Normalize, Attempts, Versioning, ActivityAnalysis, ComplexValues, ReverseMode,
@@ -73,7 +75,8 @@ PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineC
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "nested", "saved_views", "grad_hooks",
+_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "fold_constants", "nested",
+          "saved_views", "grad_hooks",
           "iteration", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
           "attempts", "versioning", "activity", "complex_values")

@@ -5,7 +5,8 @@ NumPy scalar (the call then goes to the variant generated knowing it, with
 no broadcasting helpers); ``float_ranks(args)`` is the tuple of the
 arguments' ranks when all are float arrays or scalars, else None (the key of
 the variant generated for those ranks); ``indexes_elements(f)`` says whether
-a loop of ``f`` stores into arrays element by element, the only functions
+a loop of ``f`` stores into arrays element by element and
+``multiplies_arrays(f)`` whether it writes a matrix product: the functions
 for which rank variants pay (elsewhere the general derivative is as good).
 ``variadic_variant`` says which variant a call of a derivative of
 ``f(*xs, **kw)`` goes to (one per number of arguments and keyword names)
@@ -62,6 +63,22 @@ def indexes_elements(func) -> bool:
                     [node.target] if isinstance(node, gast.AugAssign) else []
                 if any(isinstance(t, gast.Subscript) for t in targets):
                     return True
+    return False
+
+
+def multiplies_arrays(func) -> bool:
+    """Whether ``func`` writes ``a @ b``, ``np.dot(a, b)`` or ``np.matmul(a, b)``: a product whose gradient a
+    variant for known ranks writes out (``W.T @ g``) instead of testing the ranks at run time."""
+    try:
+        tree = parse_function(func).tree
+    except SrcadError:
+        return False
+    for node in gast.walk(tree):
+        if isinstance(node, gast.BinOp) and isinstance(node.op, gast.MatMult):
+            return True
+        if isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) \
+                and node.func.attr in ("dot", "matmul") and len(node.args) == 2:
+            return True
     return False
 
 

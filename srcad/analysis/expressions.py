@@ -11,7 +11,10 @@ changes the tree.
   slices, ``None``, ``...``, loop indices);
 - ``int_index(node, int_names)``: an index that is an int;
 - ``range_indices(body)``: names that only ever hold ints (``for`` targets
-  over ``range``, never reassigned).
+  over ``range``, never reassigned);
+- ``same_value(a, b, objects)``: the two expressions compute bitwise the same value:
+  equal trees, up to the order of the operands of ``*`` (IEEE products commute
+  exactly) at any depth.
 
 Example: ``constant_index(A[i, 1:].slice, {"i"})`` is True;
 ``is_fresh(a * b)`` is True, ``is_fresh(a)`` is False.
@@ -105,3 +108,50 @@ def range_indices(body):
     reassigned = {s.targets[0].id for s in syntax.iter_statements(body)
                   if isinstance(s, gast.Assign) and isinstance(s.targets[0], gast.Name)}
     return frozenset(targets - reassigned)
+
+
+
+def _pure(function) -> bool:
+    """A NumPy function (not a random one) or a srcad runtime helper: the same arguments, the same value."""
+    module = getattr(function, "__module__", None) or ""
+    if isinstance(function, np.ufunc):
+        return True
+    return (module == "numpy" or module.startswith(("numpy._core", "numpy.linalg", "srcad.runtime"))) \
+        and callable(function)
+
+
+def same_value(left, right, objects: Dict) -> bool:
+    """Whether expressions ``left`` and ``right`` compute the same value bit for bit (``a * b`` and ``b * a``).
+
+    Names, number constants, attributes, arithmetic, and calls of NumPy
+    functions and srcad helpers (bound in ``objects``) are compared; anything
+    else is never the same (a subscript may read an array changed in between).
+
+    Example::
+
+        >>> same_value(gast.parse("f(a * b)").body[0].value, gast.parse("f(b * a)").body[0].value,
+        ...            {"f": np.sin})
+        True
+    """
+    if left.__class__ is not right.__class__:
+        return False
+    if isinstance(left, gast.Name):
+        return left.id == right.id
+    if isinstance(left, gast.Constant):
+        return left.value.__class__ is right.value.__class__ and repr(left.value) == repr(right.value)   # -0.0
+    if isinstance(left, gast.Attribute):
+        return left.attr == right.attr and same_value(left.value, right.value, objects)
+    if isinstance(left, gast.UnaryOp):
+        return left.op.__class__ is right.op.__class__ and same_value(left.operand, right.operand, objects)
+    if isinstance(left, gast.BinOp):
+        if left.op.__class__ is not right.op.__class__:
+            return False
+        if same_value(left.left, right.left, objects) and same_value(left.right, right.right, objects):
+            return True
+        return isinstance(left.op, gast.Mult) and same_value(left.left, right.right, objects) \
+            and same_value(left.right, right.left, objects)
+    if isinstance(left, gast.Call):
+        return (not left.keywords and not right.keywords and len(left.args) == len(right.args)
+                and same_value(left.func, right.func, objects) and _pure(callee_object(left.func, objects))
+                and all(same_value(a, b, objects) for a, b in zip(left.args, right.args)))
+    return False

@@ -11,7 +11,9 @@ after ``versioning``); a name whose shape cannot be derived is its own token.
 
 Ranks (numbers of dimensions) are tracked too, per token: from ``ranks`` given
 for parameters (a derivative specialised for arguments of known ranks), from
-``np.zeros((m, n))`` and friends, and through elementwise operations.  An
+``np.zeros((m, n))`` and friends, through elementwise operations, and through
+``@``, ``np.dot`` and ``np.matmul`` of vectors and matrices (the product of two
+vectors is a scalar: its token is ``SCALAR``).  An
 index of integers only, as many as the array's rank (``A[i, j + 1]`` of a 2-D
 ``A`` with loop indices ``i, j``), selects a scalar: its token is ``SCALAR``.
 
@@ -94,8 +96,10 @@ class ShapeTable:
             return 0 if isinstance(node.value, (int, float, complex)) else None
         if isinstance(node, gast.UnaryOp):
             return self.rank(node.operand)
-        if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
+        if isinstance(node, gast.BinOp):
             left, right = self.rank(node.left), self.rank(node.right)
+            if isinstance(node.op, gast.MatMult):
+                return product_rank(left, right)
             return max(left, right) if left is not None and right is not None else None
         if isinstance(node, gast.Subscript) and self.int_names is not None:
             base = self.rank(node.value)
@@ -143,6 +147,8 @@ class ShapeTable:
             return 0
         if any(function is r for r in _REDUCTIONS) and len(args) == 1 and not node.keywords:
             return 0
+        if (function is np.dot or function is np.matmul) and len(args) == 2 and not node.keywords:
+            return product_rank(self.rank(args[0]), self.rank(args[1]))
         if any(function is f for f in _SAME_AS_SECOND) and len(args) >= 2:
             return self.rank(args[1])
         if function in (runtime.zeros_like, runtime.copied, runtime.array_copy, np.copy):
@@ -159,6 +165,9 @@ class ShapeTable:
             return self.of(node.operand)
         if isinstance(node, gast.BinOp) and not isinstance(node.op, gast.MatMult):
             return _combine(self.of(node.left), self.of(node.right))
+        if isinstance(node, gast.BinOp) or isinstance(node, gast.Call) and any(
+                callee_object(node.func, self.objects) is f for f in (np.dot, np.matmul)):
+            return SCALAR if self.rank(node) == 0 else None   # the product of two vectors is a scalar
         if isinstance(node, gast.Call):
             return self._call(node)
         if isinstance(node, gast.Subscript) and self.int_names is not None:
@@ -209,6 +218,16 @@ def elementwise_leaves(node):
     if isinstance(node, gast.BinOp) and isinstance(node.op, ELEMENTWISE):
         return elementwise_leaves(node.left) + elementwise_leaves(node.right)
     return []
+
+
+def product_rank(left: Optional[int], right: Optional[int]) -> Optional[int]:
+    """The rank of ``a @ b`` (and of ``np.dot(a, b)``) for operands of ranks 1 and 2, else None.
+
+    Example: ``product_rank(2, 1)`` is 1 (a matrix times a vector).
+    """
+    if left not in (1, 2) or right not in (1, 2):
+        return None
+    return left + right - 2
 
 
 def _is_int(node) -> bool:

@@ -26,6 +26,8 @@ from typing import Any, Dict, Iterable, Optional
 
 import gast
 
+from .syntax import annotation
+
 MAX_NAME = 24
 
 _OPERATOR_WORDS = {
@@ -88,6 +90,9 @@ def _sanitize(name: str) -> str:
     return name
 
 
+DESCRIBED = "described"   # annotation: the name of what a folded literal replaced (``sqrt_8``)
+
+
 def describe(node) -> str:
     """A short name for the value of expression ``node``, used to name its temporary."""
     text = _describe(node, depth=0)
@@ -97,6 +102,9 @@ def describe(node) -> str:
 def _describe(node, depth: int) -> str:
     if depth > 2:
         return ""
+    described = annotation(node, DESCRIBED)
+    if described:   # a literal folded from an expression is named after it
+        return described
     if isinstance(node, gast.Name):
         return node.id
     if isinstance(node, gast.Constant):

@@ -21,7 +21,8 @@ Contract:
   ``adjoints`` (reverse mode's adjoint bookkeeping), ``taping`` (reverse
   mode's forward sweep), ``frame`` (the derivative's signature, seed, return
   and tape operations) and ``recompute`` (values the backward sweep
-  recomputes instead of taping); ``comprehensions`` is the part of
+  recomputes instead of taping), ``product_gradients`` (the gradient of ``@``
+  and ``np.dot`` written out for known ranks, for ``simplify``); ``comprehensions`` is the part of
   ``iteration`` and ``desugar`` that turns list comprehensions into append loops and assignment
   expressions into statements, and ``loops`` the part of ``desugar`` that makes every ``for`` loop a
   ``range`` loop.  ``contexts`` and ``exceptions`` (``with`` and ``try``), with ``attempts`` after

@@ -11,8 +11,15 @@ changed anything:
   ``a + b * -c`` become ``a - b`` and ``a - b * c``, and ``-a + b`` becomes
   ``b - a``, ``x += -e`` becomes ``x -= e``, and ``-unbroadcast(-e, x)``
   becomes ``unbroadcast(e, x)`` (all exact in IEEE arithmetic);
+- a sum of two like terms becomes one term doubled: ``e * d + d * e`` and
+  ``unbroadcast(e * d, x) + unbroadcast(d * e, x)`` become ``2 * (e * d)`` and
+  ``2 * unbroadcast(e * d, x)`` (``t + t`` and ``2 * t`` round alike, and ``2``
+  keeps an int an int and a float32 a float32);
 - ``unbroadcast(e, x)`` and ``broadcast_like(e, x)`` become ``e`` where ``e``
-  provably has ``x``'s shape (see ``shapes.ShapeTable``).
+  provably has ``x``'s shape (see ``shapes.ShapeTable``), and ``unreduce(g, p)``
+  becomes ``g`` in a product or quotient with an operand of ``p``'s shape;
+- the gradient helpers of ``@`` and ``np.dot`` become the expression for the
+  operands' ranks when they are known (``product_gradients``).
 It never changes what a statement computes, only how, and it never touches
 the user's own (primal) statements: ``y = x * 1.0`` must stay a new array.
 
@@ -32,9 +39,10 @@ from ..frontend import syntax
 from ..frontend.syntax import annotate, annotation
 from ..analysis.blocks import SCALAR_ELEMENT, MemorySharing
 from .frame import PAIR
-from ..analysis.expressions import callee_object, is_fresh, range_indices
+from ..analysis.expressions import callee_object, is_fresh, range_indices, same_value
 from ..analysis.shapes import ELEMENTWISE, SCALAR, ShapeTable
 from . import Transformation
+from .product_gradients import written_out
 
 
 def _is_number(node, value) -> bool:
@@ -98,6 +106,13 @@ def _gather_constants(node):
     return result
 
 
+def _operands(node):
+    """The operands of a tree of ``*`` and ``/``."""
+    if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
+        return _operands(node.left) + _operands(node.right)
+    return [node]
+
+
 def _is_negation(node) -> bool:
     return isinstance(node, gast.UnaryOp) and isinstance(node.op, gast.USub)
 
@@ -143,6 +158,8 @@ class _Rewrite(gast.NodeTransformer):
         folded = _fold(node) or _gather_constants(node)
         if folded is not None:
             return self._replace(folded)
+        if isinstance(op, (gast.Mult, gast.Div)) and self._drop_spread(node, node):
+            return self._replace(node)
         if isinstance(op, gast.Pow) and _is_number(right, 1):
             return self._replace(left)
         if isinstance(op, (gast.Mult, gast.Div)) and _is_number(right, 1):
@@ -153,6 +170,9 @@ class _Rewrite(gast.NodeTransformer):
             return self._replace(left)
         if isinstance(op, gast.Add) and _is_number(left, 0):
             return self._replace(right)
+        if isinstance(op, gast.Add) and isinstance(left, (gast.BinOp, gast.Call)) \
+                and same_value(left, right, self.shapes.objects):   # a * b + b * a -> 2 * (a * b), exact
+            return self._replace(gast.BinOp(left=syntax.constant(2), op=gast.Mult(), right=left))
         if isinstance(op, gast.Add) and _is_negation(left):   # -a + b -> b - a
             node.left, node.op, node.right = right, gast.Sub(), left.operand
             return self._replace(node)
@@ -163,6 +183,23 @@ class _Rewrite(gast.NodeTransformer):
                 node.right = positive
                 return self._replace(node)
         return node
+
+    def _drop_spread(self, node, product) -> bool:
+        """Replace, in the ``*``/``/`` tree ``product``, an ``unreduce(g, p)`` by ``g`` when another operand has
+        ``p``'s shape: broadcasting spreads ``g`` the same way (``unreduce(g, p) * 2 * d`` -> ``g * 2 * d``)."""
+        for side in ("left", "right"):
+            operand = getattr(node, side)
+            if isinstance(operand, gast.BinOp) and isinstance(operand.op, (gast.Mult, gast.Div)):
+                if self._drop_spread(operand, product):
+                    return True
+            elif (isinstance(operand, gast.Call) and len(operand.args) == 2 and not operand.keywords
+                  and callee_object(operand.func, self.shapes.objects) is runtime.unreduce):
+                token = self.shapes.of(operand.args[1])
+                if token is not None and token != SCALAR and any(
+                        leaf is not operand and self.shapes.of(leaf) == token for leaf in _operands(product)):
+                    setattr(node, side, operand.args[0])
+                    return True
+        return False
 
     def visit_UnaryOp(self, node):
         self.generic_visit(node)
@@ -203,6 +240,9 @@ class _Rewrite(gast.NodeTransformer):
 
     def visit_Call(self, node):
         self.generic_visit(node)
+        product = written_out(node, self.shapes)   # matmul_lhs_grad(g, W, h) -> g[:, None] * h, ranks known
+        if product is not None:
+            return self._replace(product)
         function = callee_object(node.func, self.shapes.objects)
         if any(function is f for f in (runtime.unbroadcast, runtime.broadcast_like)) and len(node.args) == 2:
             grad_shape = self.shapes.of(node.args[0])

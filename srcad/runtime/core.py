@@ -329,6 +329,11 @@ def matmul_rhs_grad(grad, a, b):
 
 def dot_lhs_grad(grad, a, b):
     """The gradient of ``np.dot(a, b)`` with respect to ``a`` (any dimensions)."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2 \
+            and (a.ndim == 1 and b.ndim == 1 or grad.__class__ is np.ndarray):   # as matmul: no tensordot
+        if b.ndim == 1:
+            return grad * b if a.ndim == 1 else grad[:, None] * b
+        return b @ grad if a.ndim == 1 else grad @ b.T
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(grad * b, a)
@@ -341,6 +346,11 @@ def dot_lhs_grad(grad, a, b):
 
 def dot_rhs_grad(grad, a, b):
     """The gradient of ``np.dot(a, b)`` with respect to ``b`` (any dimensions)."""
+    if a.__class__ is np.ndarray and b.__class__ is np.ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2 \
+            and (a.ndim == 1 and b.ndim == 1 or grad.__class__ is np.ndarray):   # as matmul: no tensordot
+        if a.ndim == 1:
+            return grad * a if b.ndim == 1 else a[:, None] * grad
+        return grad @ a if b.ndim == 1 else a.T @ grad
     a_nd, b_nd = np.ndim(a), np.ndim(b)
     if a_nd == 0 or b_nd == 0:
         return unbroadcast(grad * a, b)

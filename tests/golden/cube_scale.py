@@ -7,6 +7,5 @@ def dcube_scale(x, dout=1.0):
     out = x * x * 3.0
     dout = check_seed(out, dout)
     # return x * x * 3.0
-    d_x_times_x = dout * 3.0
-    dx = d_x_times_x * x + x * d_x_times_x
+    dx = 6.0 * dout * x
     return dx

@@ -3,5 +3,5 @@
 
 def dcube_scale(x, dx):
     # return x * x * 3.0
-    dout = (dx * x + x * dx) * 3.0
+    dout = 6.0 * dx * x
     return dout

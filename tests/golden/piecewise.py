@@ -25,5 +25,5 @@ def dpiecewise(x, dout=1.0):
         dx += sin_x * dy + dy * x * np.cos(x)
     else:
         # y = x * x
-        dx += dy * x + x * dy
+        dx += 2 * (dy * x)
     return dx

@@ -11,7 +11,7 @@ def dpiecewise(x, dx):
         dy = dx * np.cos(x) * x + sin_x * dx
     else:
         # y = x * x
-        dy = dx * x + x * dx
+        dy = 2 * (dx * x)
     # return np.sum(y)
     dout = np.sum(dy)
     return dout
