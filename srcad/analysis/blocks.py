@@ -312,7 +312,7 @@ def written_names(stmt) -> Set[str]:
         if isinstance(stmt, gast.Assign) and _pops(stmt.value):
             names = names | {stmt.value.func.value.id}   # ``v = xs.pop()`` changes xs too
         return names
-    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call):
+    if isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and not syntax.is_check(stmt):
         call = stmt.value
         changed = {call.args[0].id} if call.args and isinstance(call.args[0], gast.Name) else set()
         if isinstance(call.func, gast.Attribute) and isinstance(call.func.value, gast.Name):

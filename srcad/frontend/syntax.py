@@ -69,6 +69,15 @@ def comment(text: str) -> gast.Expr:
     return expr_stmt(call(name(COMMENT_CALL), [constant(text)]))
 
 
+CHECK_CALLS = frozenset({"check_unpacking"})   # generated checks: they read their arguments, never change them
+
+
+def is_check(stmt) -> bool:
+    """Whether ``stmt`` is a generated check (``check_unpacking(x, 3)``), which changes nothing."""
+    return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)
+            and isinstance(stmt.value.func, gast.Name) and stmt.value.func.id in CHECK_CALLS)
+
+
 def is_comment(stmt) -> bool:
     """Whether ``stmt`` was made by ``comment``."""
     return (isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call)

@@ -36,7 +36,6 @@ from typing import Dict, List, Optional, Set
 import gast
 
 from ..frontend import syntax
-from ..runtime.containers import check_unpacking
 from ..analysis.expressions import int_index, range_indices
 
 _ARITHMETIC = (gast.Add, gast.Sub, gast.Mult, gast.Div)
@@ -143,8 +142,7 @@ def _read_only(tree, parameters) -> Set[str]:
                     stored |= {_base(target)}
         elif isinstance(stmt, gast.AugAssign):
             stored.add(_base(stmt.target))
-        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) \
-                and syntax.annotation(stmt.value.func, "ref") is not check_unpacking:   # that one only reads
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and not syntax.is_check(stmt):
             stored |= {_base(arg) for arg in stmt.value.args}   # a call for its effect may change them
     for name in stored:
         for value in assignments.get(name, [None]):

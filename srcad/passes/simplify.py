@@ -36,7 +36,7 @@ import numpy as np
 
 from .. import runtime
 from ..frontend import syntax
-from ..frontend.syntax import annotate, annotation
+from ..frontend.syntax import annotate, annotation, is_check
 from ..analysis.blocks import SCALAR_ELEMENT, MemorySharing
 from .frame import PAIR
 from ..analysis.expressions import callee_object, is_fresh, range_indices, same_value
@@ -397,7 +397,8 @@ def _mutated_in_place(body):
             target = stmt.target
         elif isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Subscript):
             target = stmt.targets[0]
-        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args:
+        elif isinstance(stmt, gast.Expr) and isinstance(stmt.value, gast.Call) and stmt.value.args \
+                and not is_check(stmt):
             target = stmt.value.args[0]
         while isinstance(target, gast.Subscript):
             target = target.value
