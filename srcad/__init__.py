@@ -12,7 +12,7 @@ The house, in layers from the bottom up.  A module imports only modules of
 its own layer or of the layers below it, and no imports go round in a
 circle (``tests/test_layers.py`` holds the code to this list):
 
-1. ``errors``, ``version``, ``config``: the error classes, the version and the run-time settings, used by every layer
+1. ``errors``, ``version``, ``config``, ``user_warnings``: the error classes, the version, the run-time settings and warnings placed at the user's line, used by every layer
 2. ``runtime/``: what generated code imports at run time, one module per family of helpers
 3. ``templates``, ``operators``, ``grad_templates/``: the rule registry, the operators rules are keyed by, and the built-in rules
 4. ``frontend/``: the user's source read and parsed, gast helpers, names, emitted Python, loaded modules
@@ -28,6 +28,9 @@ the pass (``passes/reverse.py``), the pass hands each statement to
 ``passes/derivatives.py``, and that looks the rule up in the registry
 (``templates.lookup``), which ``grad_templates/`` filled.
 """
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from .api import Derivative, autodiff, grad, source
 from .transforms import hessian, hvp, jacobian, jvp, value_and_grad, vjp
 from .checking import check_grads
@@ -39,12 +42,22 @@ from .errors import (AliasingError, ComplexError, MissingTemplateError, SeedErro
                      SrcadError, StaleSourceError, UnsupportedSyntaxError, VerificationError, WrtError)
 from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
-from . import optim
 from .trees import register_container
 import grad_templates as _grad_templates  # registers the built-in rules
+
+if TYPE_CHECKING:
+    from . import optim
+
+
+def __getattr__(name: str) -> Any:
+    """``srcad.optim``, imported on first use (``import srcad`` stays cheap)."""
+    if name == "optim":
+        return importlib.import_module(f"{__name__}.optim")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient",
            "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d", "check_grads",
            "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError", "StaleSourceError",
            "MissingTemplateError", "WrtError", "SeedError", "ComplexError", "VerificationError", "config",
-           "register_container", "__version__"]
+           "register_container", "optim", "__version__"]
