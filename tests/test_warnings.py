@@ -10,6 +10,7 @@ Contract:
 - ``user_warnings.user_stacklevel`` skips srcad's packages and generated modules, never the user's.
 - The derivatives stay right in every case (checked against finite differences).
 """
+import contextlib
 import os
 import textwrap
 import warnings
@@ -85,15 +86,23 @@ def test_a_cache_warning_names_the_line_that_called_the_derivative(fresh_cache, 
     advice = _PROBLEMS[problem](fresh_cache, monkeypatch)
     model = _model(fresh_cache, "warned_direct")
     x = np.linspace(-1.0, 2.0, 4)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _srcad_warnings() as ours:
         gradient = srcad.grad(model.f)(x); line = _line_of_this()   # noqa: E702 - the call's own line
-    ours = [w for w in caught if "srcad" in str(w.message)]
     assert len(ours) == 1, [str(w.message) for w in ours]
     assert ours[0].filename == HERE and ours[0].lineno == line
     assert advice in str(ours[0].message)
     np.testing.assert_allclose(gradient, _expected(x))
     check_values(model.f, (x,))
+
+
+@contextlib.contextmanager
+def _srcad_warnings():
+    """Record warnings in the block; the list holds, after it, those srcad issued."""
+    ours = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield ours
+    ours.extend(w for w in caught if "srcad" in str(w.message))
 
 
 def _line_of_this():
@@ -105,10 +114,8 @@ def test_through_a_transform_the_warning_still_names_the_users_line(fresh_cache,
     _unwritable(fresh_cache, monkeypatch)
     model = _model(fresh_cache, "warned_jacobian")
     x = np.linspace(-1.0, 2.0, 3)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _srcad_warnings() as ours:
         hessian = srcad.hessian(model.f)(x)
-    ours = [w for w in caught if "srcad" in str(w.message)]
     assert ours and all(w.filename == HERE for w in ours), [(w.filename, w.lineno) for w in ours]
     np.testing.assert_allclose(hessian, np.diag(2 * np.cos(x) - x * np.sin(x)), atol=1e-12)
 
@@ -118,10 +125,8 @@ def test_a_warning_raised_inside_the_users_own_function_names_that_function(fres
     _unwritable(fresh_cache, monkeypatch)
     model = _model(fresh_cache, "warned_nested")
     x = np.linspace(-1.0, 2.0, 3)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with _srcad_warnings() as ours:
         gradient = model.outer(x)
-    ours = [w for w in caught if "srcad" in str(w.message)]
     assert len(ours) == 1
     assert ours[0].filename == model.__file__ and ours[0].lineno == 10   # return srcad.grad(f)(x)
     np.testing.assert_allclose(gradient, _expected(x))
