@@ -45,15 +45,14 @@ from .version import __version__
 from .trees import register_container
 import grad_templates as _grad_templates  # registers the built-in rules
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:   # type checkers see the submodule (and no __getattr__, so a misspelt name is an error)
     from . import optim
-
-
-def __getattr__(name: str) -> Any:
-    """``srcad.optim``, imported on first use (``import srcad`` stays cheap)."""
-    if name == "optim":
-        return importlib.import_module(f"{__name__}.optim")
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+else:
+    def __getattr__(name: str) -> Any:
+        """``srcad.optim``, imported on first use (``import srcad`` stays cheap)."""
+        if name == "optim":
+            return importlib.import_module(f"{__name__}.optim")
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient",
