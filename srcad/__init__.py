@@ -20,7 +20,7 @@ circle (``tests/test_layers.py`` holds the code to this list):
 6. ``passes/``: one module per pass, and the pieces reverse and forward mode share
 7. ``pipeline``: the order passes run in, as data, and the driver that runs them
 8. ``kernels/``: index-notation kernels, a small compiler of their own
-9. ``api``, ``derivative``, ``pickling``, ``arguments``, ``calling``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``display``, ``rule_comments``, ``__init__``: the public API
+9. ``api``, ``derivative``, ``pickling``, ``arguments``, ``calling``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``display``, ``rule_comments``, ``view``, ``__init__``: the public API
 10. ``cli``, ``cli_show``, ``cli_targets``, ``cli_templates``, ``doctor``, ``__main__``: the command line
 
 From ``pipeline.py`` a reader reaches a rule in three hops: the pipeline names
@@ -45,18 +45,23 @@ from .version import __version__
 from .trees import register_container
 import grad_templates as _grad_templates  # registers the built-in rules
 
-if TYPE_CHECKING:   # type checkers see the submodule (and no __getattr__, so a misspelt name is an error)
+if TYPE_CHECKING:   # type checkers see the names (and no __getattr__, so a misspelt name is an error)
     from . import optim
+    from .view import show
 else:
+    _LAZY = {"optim": ("optim", None), "show": ("view", "show")}   # name -> (module, attribute)
+
     def __getattr__(name: str) -> Any:
-        """``srcad.optim``, imported on first use (``import srcad`` stays cheap)."""
-        if name == "optim":
-            return importlib.import_module(f"{__name__}.optim")
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        """``srcad.optim`` and ``srcad.show``, imported on first use (``import srcad`` stays cheap)."""
+        if name not in _LAZY:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module_name, attribute = _LAZY[name]
+        module = importlib.import_module(f"{__name__}.{module_name}")
+        return module if attribute is None else getattr(module, attribute)
 
 
 __all__ = ["grad", "value_and_grad", "autodiff", "vjp", "jvp", "jacobian", "hessian", "hvp", "stop_gradient",
            "insert_grad_of", "source", "Derivative", "adjoint", "tangent", "nondifferentiable", "d", "check_grads",
            "SrcadError", "UnsupportedSyntaxError", "AliasingError", "SourceUnavailableError", "StaleSourceError",
            "MissingTemplateError", "WrtError", "SeedError", "ComplexError", "VerificationError", "config",
-           "register_container", "optim", "__version__"]
+           "register_container", "optim", "show", "__version__"]

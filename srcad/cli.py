@@ -74,6 +74,9 @@ def _build_parser() -> argparse.ArgumentParser:
     show.add_argument("--color", choices=COLOR_CHOICES, default="auto",
                       help="colour the code: auto (the default) colours a terminal unless NO_COLOR is set; "
                            "Python is highlighted when Pygments is installed (pip install srcad[color])")
+    show.add_argument("--html", metavar="FILE", default=None,
+                      help="also write FILE: a self-contained page with the function and its derivative side by "
+                           "side, each line linked to the code generated from it")
     show.add_argument("--ranks", default=None,
                       help="the variant for arguments of these ranks, comma-separated (e.g. 2,2): what runs "
                            "when a function whose loops store element by element gets arrays of those ranks")

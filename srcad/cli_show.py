@@ -12,6 +12,8 @@ Contract:
 - ``--rules`` adds ``# rule: grad_templates/trig.py:126 tanh_adjoint``
   above the code each rule made (``srcad/rule_comments.py``); without the
   comment lines the module is the one ``srcad.source`` returns.
+- ``--html FILE`` also writes the side-by-side page of ``srcad.show``
+  (``srcad/view.py``) to FILE (not with ``--ranks`` or ``--checkpoints``).
 - ``--color auto|always|never`` (``srcad/display.py``): by default, colour
   only on a terminal and never with ``NO_COLOR`` set; Python is highlighted
   with Pygments when installed, diffs in plain ANSI colours.  Without colour
@@ -28,7 +30,7 @@ import difflib
 import inspect
 from typing import Any, Dict, List, Optional, TextIO, Tuple
 
-from . import api, pipeline
+from . import api, pipeline, view
 from .cli_targets import TargetError, parse_wrt, resolve_target
 from .display import highlight_diff, highlight_python, wants_color
 from .errors import SrcadError
@@ -89,6 +91,13 @@ def show(args: argparse.Namespace, out: TextIO) -> int:
         options["checkpoints"] = args.checkpoints
     if ranks:
         options["param_ranks"] = ranks
+    if args.html:
+        if ranks or args.checkpoints:
+            raise TargetError("--html shows the derivative srcad.show gives: run it without --ranks and "
+                              "--checkpoints")
+        page = view.show(func, wrt, args.mode, rules=args.rules, optimize=args.optimize)
+        with open(args.html, "w", encoding="utf-8") as stream:
+            stream.write(page.html_page())
     if args.passes or args.diff:
         _show_passes(func, names, args, options, printer)
         return 0

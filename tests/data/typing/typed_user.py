@@ -82,11 +82,12 @@ def main() -> float:
     hessian: Array = srcad.hessian(lambda v: loss(v, x))(w)
     hvp: Array = srcad.hvp(lambda v: loss(v, x), w, np.ones(3))
     text: str = srcad.source(loss, wrt=("w",), mode="forward")
+    page: str = srcad.show(loss, wrt=0, rules=True).html_page()
     srcad.check_grads(loss, (w, x), wrt=0)
     srcad.config.verify = False
     optimizer = srcad.optim.adam(lr=0.1)
     version: str = srcad.__version__
-    assert all(issubclass(error, SrcadError) for error in ERRORS) and text and version and optimizer
+    assert all(issubclass(error, SrcadError) for error in ERRORS) and text and page and version and optimizer
     del value, dw_too, reverse, out, pullback, primal, tangent, jacobian, hessian, hvp
     return float(np.sum(dw)) + float(np.sum(srcad.grad(clipped)(w)))
 
