@@ -147,6 +147,11 @@ def resolve_target(target: str) -> Tuple[Callable, int]:
 
     That is 1 for a method named through its class (``Model.loss``: ``self`` comes first) or a
     classmethod (``cls``), and 0 otherwise.
+
+    Example::
+
+        >>> resolve_target("mypackage.model:Model.loss")   # doctest: +SKIP
+        (<function Model.loss at 0x...>, 1)
     """
     where, qualname = _split_target(target)
     module = load_module_from_file(where) if _looks_like_path(where) else _import_module(where)

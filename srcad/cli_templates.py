@@ -86,7 +86,15 @@ def display_name(function) -> str:
 
 def list_rules(out: TextIO) -> int:
     """Print the registry: functions with rules and their modes, non-differentiable ones, those not
-    differentiated, totals."""
+    differentiated, totals; the exit status.
+
+    Example::
+
+        >>> import sys
+        >>> list_rules(sys.stdout)   # doctest: +SKIP
+        function   modes
+        ...
+    """
     optional.load_all()   # the SciPy families register when SciPy is imported: import it to list them
     rows = {}
     for mode in (REVERSE, FORWARD):
@@ -112,7 +120,15 @@ def list_rules(out: TextIO) -> int:
 
 
 def list_missing(out: TextIO) -> int:
-    """Print, by module, the functions of the reference list srcad does not cover in both modes."""
+    """Print, by module, the functions of the reference list srcad does not cover in both modes; the exit status.
+
+    Example::
+
+        >>> import sys
+        >>> list_missing(sys.stdout)   # doctest: +SKIP
+        functions autograd differentiates that srcad does not (reference: grad_templates/reference.py):
+        ...
+    """
     from grad_templates.reference import missing, unavailable
     gaps = missing()
     out.write("functions autograd differentiates that srcad does not (reference: grad_templates/reference.py):\n")

@@ -80,8 +80,7 @@ def highlight_python(text: str) -> str:
         from pygments.lexers import PythonLexer
     except ImportError:
         return text
-    coloured = highlight(text, PythonLexer(stripnl=False, ensurenl=False), TerminalFormatter())
-    return coloured
+    return str(highlight(text, PythonLexer(stripnl=False, ensurenl=False), TerminalFormatter()))
 
 
 def highlight_diff(text: str) -> str:

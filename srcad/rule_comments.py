@@ -44,7 +44,7 @@ from .frontend.emit import to_source
 _NESTED_BODIES = ("body", "orelse", "finalbody")
 
 
-def annotated_source(func: Callable, wrt: Sequence[str], mode: str, options: Dict[str, Any],
+def annotated_source(func: Callable[..., Any], wrt: Sequence[str], mode: str, options: Dict[str, Any],
                      observe: Optional[Callable[[str, str], None]] = None) -> str:
     """``func``'s generated derivative module with ``# rule: file:line name`` above the code of each rule
     (``observe`` as for ``pipeline.build``).
@@ -69,7 +69,7 @@ def annotated_source(func: Callable, wrt: Sequence[str], mode: str, options: Dic
     return header + to_source(tree)
 
 
-def rule_origin(rule) -> str:
+def rule_origin(rule: Callable[..., Any]) -> str:
     """Where ``rule`` is written, as ``srcad show --rules`` prints it: ``grad_templates/trig.py:15 tanh_adjoint``."""
     code = getattr(rule, "__code__", None)
     if code is None:

@@ -23,7 +23,8 @@ import linecache
 import os
 import sys
 import warnings
-from typing import Tuple, Type
+from types import FrameType
+from typing import Optional, Tuple, Type
 
 _OWN_DIRECTORIES: Tuple[str, ...] = tuple(
     os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), package) + os.sep
@@ -47,7 +48,7 @@ def user_stacklevel() -> int:
         >>> user_stacklevel() >= 1
         True
     """
-    frame = sys._getframe(1)   # the caller of user_stacklevel: level 1 of its warnings.warn
+    frame: Optional[FrameType] = sys._getframe(1)   # the caller of user_stacklevel: level 1 of its warnings.warn
     level = 1
     while frame is not None and _is_internal(frame.f_code.co_filename):
         frame = frame.f_back

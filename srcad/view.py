@@ -30,7 +30,7 @@ from __future__ import annotations
 import html
 import re
 import sys
-from typing import Callable, Dict, List, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Sequence, Tuple, Union
 
 from . import api
 from .display import highlight_python, wants_color
@@ -150,7 +150,8 @@ class Shown:
 
 def _code(line: str) -> str:
     """One line of Python as HTML: rule comments marked, Pygments colours when installed."""
-    if _COMMENT.match(line) and _COMMENT.match(line).group(2).startswith("rule: "):
+    comment = _COMMENT.match(line)
+    if comment is not None and comment.group(2).startswith("rule: "):
         return f'<span class="rule">{html.escape(line)}</span>'
     try:
         from pygments import highlight
@@ -158,7 +159,7 @@ def _code(line: str) -> str:
         from pygments.lexers import PythonLexer
     except ImportError:
         return html.escape(line)
-    return highlight(line, PythonLexer(stripnl=False), HtmlFormatter(nowrap=True)).rstrip("\n")
+    return str(highlight(line, PythonLexer(stripnl=False), HtmlFormatter(nowrap=True))).rstrip("\n")
 
 
 def _pygments_css() -> str:
@@ -169,7 +170,7 @@ def _pygments_css() -> str:
     return str(HtmlFormatter().get_style_defs(".srcad-view"))
 
 
-def show(func: Callable, wrt: Wrt = 0, mode: str = "reverse", *, rules: bool = True,
+def show(func: Callable[..., Any], wrt: Wrt = 0, mode: str = "reverse", *, rules: bool = True,
          optimize: bool = True) -> Shown:
     """``func``'s derivative to read: prints as code, renders side by side in Jupyter.
 
