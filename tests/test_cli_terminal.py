@@ -152,6 +152,16 @@ def test_rules_adds_only_comments_for_every_benchmark_problem(mode):
     assert named > 3 * len(PROBLEMS)
 
 
+def test_rules_adds_only_comments_for_every_golden_case():
+    from tests.golden_functions import GOLDEN_CASES
+    for name, function, wrt, mode in GOLDEN_CASES:
+        names, as_tuple = srcad.api.resolve_wrt(function, wrt)
+        text = annotated_source(function, names, mode, {"optimize": True, "tuple_result": as_tuple})
+        assert _without_rules(text) == srcad.source(function, wrt=wrt, mode=mode), name
+        for match in _rule_lines(text):
+            _check_rule_line(match)
+
+
 @pytest.mark.parametrize("mode, expected", [
     ("reverse", {"tanh_adjoint", "mul_adjoint", "exp_adjoint", "pow_adjoint", "add_adjoint", "sum_adjoint"}),
     ("forward", {"tanh_tangent", "mul_tangent", "exp_tangent", "pow_tangent", "add_tangent", "sum_tangent"}),
