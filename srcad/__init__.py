@@ -44,6 +44,7 @@ from .templates import adjoint, d, nondifferentiable, tangent
 from .version import __version__
 from .trees import register_container
 import grad_templates as _grad_templates  # registers the built-in rules
+from .passes import checkpoints as _checkpoints  # registers its rules; the other passes load lazily
 
 if TYPE_CHECKING:   # type checkers see the names (and no __getattr__, so a misspelt name is an error)
     from . import optim

@@ -40,7 +40,7 @@ print(json.dumps({"parsed": parsed, "optional": optional, "compiler": compiler,
 """
 # Modules only building a derivative needs: the passes of the pipeline (a few pieces of
 # srcad/passes/ serve the API too: receivers, object_walk, star_arguments), the emitter, astor.
-COMPILER = ("astor", "srcad.frontend.emit", "srcad.passes.reverse", "srcad.passes.forward",
+COMPILER = ("astor", "srcad.passes.reverse", "srcad.passes.forward",
             "srcad.passes.activity", "srcad.passes.simplify", "srcad.passes.normalize", "srcad.passes.derivatives",
             "srcad.analysis.sharing", "srcad.optim")
 _PROBE = "COMPILER = " + repr(COMPILER) + "\n" + _PROBE
@@ -72,6 +72,25 @@ def test_import_parses_no_built_in_rule_and_loads_no_optional_package():
     assert report["parsed"] == []
     assert report["optional"] == []
     assert report["compiler"] == []
+
+
+def test_import_registers_every_rule_a_pass_module_declares():
+    """The registry (and so the disk cache's keys) is the same before and after the passes load."""
+    from srcad import pipeline
+    probe = ("import srcad\nfrom srcad import pipeline\nfrom srcad.templates import REGISTRY\n"
+             "def state():\n"
+             "    return (sorted(map(repr, REGISTRY.refused)), sorted(map(repr, REGISTRY.nondiff)),\n"
+             "            {m: sorted(map(repr, r)) for m, r in REGISTRY.rules.items()})\n"
+             "before = state()\n"
+             "for name in pipeline.PASSES:\n"
+             "    pipeline.PASSES[name]\n"
+             "print(before == state())\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    out = subprocess.run([sys.executable, "-c", probe], env=env, check=True, capture_output=True, text=True,
+                         cwd=ROOT).stdout.split()
+    assert out == ["True"]
+    assert len(pipeline.PASSES) == len(set(pipeline.PASSES)) and all(pipeline.PASSES[n].name == n
+                                                                        for n in pipeline.PASSES)
 
 
 def test_a_derivative_object_needs_no_compiler_and_a_cached_one_needs_none_to_run(tmp_path):
