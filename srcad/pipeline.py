@@ -1,9 +1,10 @@
 """The order passes run in, written once, as data; and the driver that runs them.
 
 Contract: ``PIPELINES[mode]`` is the tuple of pass names for that mode, and
-``PASSES`` maps each name to its pass class, imported on first use (so
-``import srcad`` loads no pass, and neither the parser nor the emitter until
-a derivative is built).  ``build(func, wrt, mode,
+``PASSES`` maps each name to its pass class, imported on first use (the
+passes load with the first derivative built, not with ``import srcad``;
+``srcad/__init__.py`` imports ``passes/checkpoints.py`` alone, for the rules
+it registers).  ``build(func, wrt, mode,
 options)`` runs the pipeline and returns a ``Generated`` holding the emitted
 module source, the derivative's name and the objects the module's globals
 need.  ``observe(stage_name, source)`` is called after every stage when given
@@ -33,8 +34,8 @@ from .version import __version__
 class _PassTable(Mapping):
     """Pass name -> pass class, each imported on first use from ``srcad/passes/<name>.py``.
 
-    ``import srcad`` and creating a ``Derivative`` import no pass: the
-    compiler (the passes, the emitter) loads with the first derivative built.
+    Creating a ``Derivative`` imports no pass: the compiler (the passes,
+    astor) loads with the first derivative built.
     A pass's name is its module's name; the module holds one ``Pass``
     subclass with that ``name``.
     """
