@@ -29,8 +29,9 @@ import importlib
 import importlib.abc
 import sys
 import threading
-import warnings
 from typing import Dict, List, Tuple
+
+from srcad.user_warnings import warn
 
 FAMILIES: Dict[str, Tuple[str, ...]] = {   # the SciPy module -> the family modules with its rules
     "scipy.special": ("special", "special_incomplete", "special_elementary", "special_bessel"),
@@ -54,8 +55,9 @@ def _register(library: str) -> None:
             try:
                 importlib.import_module(f"{__package__}.{family}")
             except Exception as exc:   # pragma: no cover - a broken SciPy: no rules, said once
-                warnings.warn(f"srcad's rules for {library} could not be registered ({type(exc).__name__}: "
-                              f"{exc}); calls to it will have no rule", RuntimeWarning, stacklevel=2)
+                warn(f"srcad's rules for {library} could not be registered ({type(exc).__name__}: {exc}); calls "
+                     f"to it will have no rule: reinstall {library} (or srcad) so the two import together",
+                     RuntimeWarning)
 
 
 class _ThenRegister(importlib.abc.Loader):

@@ -34,7 +34,6 @@ import os
 import stat
 import tempfile
 import threading
-import warnings
 from pathlib import Path
 from typing import Callable, Dict, Optional, Tuple
 
@@ -43,6 +42,7 @@ from .frontend import loader, tracebacks
 from .dependencies import Dependencies, collect, describe
 from .frontend.source import unwrap
 from .templates import REGISTRY
+from .user_warnings import warn
 from .version import __version__
 
 KEY_LINE = "# srcad-key: "
@@ -120,8 +120,7 @@ def _untrusted(status: os.stat_result) -> Optional[str]:
 def _warn_once(subject: str, reason: str, consequence: str) -> None:
     if subject not in _warned:
         _warned.add(subject)
-        warnings.warn(f"srcad: not using the derivative cache {subject}: {reason}; {consequence}",
-                      RuntimeWarning, stacklevel=5)
+        warn(f"srcad: not using the derivative cache {subject}: {reason}; {consequence}", RuntimeWarning)
 
 
 def _trusted_directory(directory: Path) -> bool:
@@ -155,7 +154,8 @@ def _read_trusted(path: Path) -> Optional[str]:
     """The text of ``path`` if it is a regular file we own that only we can write (warns once if not)."""
     stream, reason = _open_checked(path)
     if reason:
-        _warn_once(f"file {path}", reason, "building the derivative in memory instead")
+        _warn_once(f"file {path}", reason, "building the derivative in memory instead "
+                   "(delete that file if you did not make it, or point SRCAD_CACHE_DIR to a private place)")
     if stream is None:
         return None
     with stream:
@@ -213,7 +213,8 @@ def store(key: str, name: str, source: str) -> Optional[str]:
             _remove_quietly(temporary)
             raise
     except OSError as exc:
-        _warn_once(f"directory {directory}", f"it cannot be written ({exc})", "keeping derivatives in memory only")
+        _warn_once(f"directory {directory}", f"it cannot be written ({exc})", "keeping derivatives in memory only "
+                   "(set SRCAD_CACHE_DIR to a writable directory, or SRCAD_CACHE=0 to stop using the disk)")
         return None
     return str(path)
 

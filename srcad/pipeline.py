@@ -1,7 +1,10 @@
 """The order passes run in, written once, as data; and the driver that runs them.
 
 Contract: ``PIPELINES[mode]`` is the tuple of pass names for that mode, and
-``PASSES`` maps each name to its pass class.  ``build(func, wrt, mode,
+``PASSES`` maps each name to its pass class, imported on first use (the
+passes load with the first derivative built, not with ``import srcad``;
+``srcad/__init__.py`` imports ``passes/checkpoints.py`` alone, for the rules
+it registers).  ``build(func, wrt, mode,
 options)`` runs the pipeline and returns a ``Generated`` holding the emitted
 module source, the derivative's name and the objects the module's globals
 need.  ``observe(stage_name, source)`` is called after every stage when given
@@ -15,60 +18,59 @@ Example::
 from __future__ import annotations
 
 import gc
+import importlib
 import os
 import sys
 import types
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import runtime
 from .runtime import callbacks
-from .frontend import syntax
-from .frontend.emit import to_source
-from .passes import Unit
-from .passes.activity import ActivityAnalysis
-from .passes.attributes import Attributes
-from .passes.complex_values import ComplexValues
-from .passes.aliasing import Aliasing
-from .passes.attempts import Attempts
-from .passes.checkpoints import Checkpoints
-from .passes.cleanup import Cleanup
-from .passes.common_subexpressions import CommonSubexpressions
-from .passes.contexts import Contexts
-from .passes.desugar import Desugar
-from .passes.exceptions import Exceptions
-from .passes.fold_constants import FoldConstants
-from .passes.forward import ForwardMode
-from .passes.grad_hooks import GradHooks
-from .passes.inline import Inline
-from .passes.inline_calls import InlineCalls
-from .passes.methods import Methods
-from .passes.inline_temporaries import InlineTemporaries
-from .passes.iteration import Iteration
-from .passes.mutating_calls import MutatingCalls
-from .passes.nested import NestedDerivatives
-from .passes.saved_views import SavedViews
-from .passes.normalize import Normalize
-from .passes.propagate_copies import PropagateCopies
-from .passes.regions import Regions
-from .passes.resolve import Resolve
-from .passes.reverse import ReverseMode
-from .passes.simplify import Simplify
-from .passes.strong_zeros import StrongZeros
-from .passes.star_arguments import StarArguments
-from .passes.syntax_check import SyntaxCheck
-from .passes.versioning import Versioning
-from .passes.views import Views
-from .frontend.source import parse_function
 from .version import __version__
 
-PASSES = {cls.name: cls for cls in (StarArguments, SyntaxCheck, Methods, InlineCalls, Resolve, FoldConstants,
-                                    NestedDerivatives, SavedViews,
-                                    GradHooks, Iteration,
-                                    Inline, Attributes, Contexts, Exceptions, Desugar, MutatingCalls, Views, Aliasing,
-                                    Normalize, Attempts, Versioning, ActivityAnalysis, ComplexValues, ReverseMode,
-                                    ForwardMode, Simplify, CommonSubexpressions, PropagateCopies, InlineTemporaries,
-                                    Cleanup, StrongZeros, Regions, Checkpoints)}
+
+class _PassTable(Mapping):
+    """Pass name -> pass class, each imported on first use from ``srcad/passes/<name>.py``.
+
+    Creating a ``Derivative`` imports no pass: the compiler (the passes,
+    astor) loads with the first derivative built.
+    A pass's name is its module's name; the module holds one ``Pass``
+    subclass with that ``name``.
+    """
+
+    def __init__(self, names: Tuple[str, ...]) -> None:
+        self._names = names
+        self._loaded: Dict[str, type] = {}
+
+    def __getitem__(self, name: str) -> type:
+        if name not in self._loaded:
+            if name not in self._names:
+                raise KeyError(name)
+            module = importlib.import_module(f"{__package__}.passes.{name}")
+            found = [value for value in vars(module).values()
+                     if isinstance(value, type) and getattr(value, "name", None) == name
+                     and value.__module__ == module.__name__]
+            if len(found) != 1:
+                raise LookupError(f"srcad/passes/{name}.py must define one pass class named {name!r}")
+            self._loaded[name] = found[0]
+        return self._loaded[name]
+
+    def __iter__(self):
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+PASSES: Mapping = _PassTable((
+    "star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "fold_constants", "nested", "saved_views",
+    "grad_hooks",
+    "iteration", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
+    "normalize", "attempts", "versioning", "activity", "complex_values", "reverse", "forward", "simplify",
+    "common_subexpressions", "propagate_copies", "inline_temporaries", "cleanup", "strong_zeros", "regions",
+    "checkpoints"))
 
 # The optimisation passes, run in this order until none changes the tree.
 # ``optimize=False`` skips them and shows the raw transform.
@@ -149,6 +151,10 @@ def build(func: Callable, wrt: Tuple[str, ...], mode: str, options: Optional[Dic
 
 
 def _build(func, wrt, mode, options, observe, derive) -> Generated:
+    from .frontend import syntax   # the compiler loads with the first derivative built
+    from .frontend.emit import to_source
+    from .frontend.source import parse_function
+    from .passes import Unit
     unit = Unit(parse_function(func), mode, tuple(wrt), dict(options or {}),
                 derive=derive or _derivative_service)
     if observe is not None:
@@ -176,9 +182,10 @@ def _build(func, wrt, mode, options, observe, derive) -> Generated:
     return Generated(source, unit.tree.name, injected)
 
 
-def _run(pass_name: str, unit: Unit, observe) -> bool:
+def _run(pass_name: str, unit, observe) -> bool:
     changed = PASSES[pass_name]().run(unit)
     if observe is not None and changed:
+        from .frontend.emit import to_source
         observe(pass_name, to_source(unit.tree))
     return changed
 

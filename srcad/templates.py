@@ -64,11 +64,12 @@ FORWARD = "forward"
 class DerivativeNotation:
     """The ``d`` in ``d[x]``.  It only has meaning inside a template body, which is never run."""
 
-    def __getitem__(self, key):
+    def __getitem__(self, key: Any) -> Any:
         raise SrcadError("`d[...]` is template notation; it only has meaning inside an "
                          "@adjoint or @tangent rule, which srcad reads but never runs")
 
-    __setitem__ = __getitem__
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self.__getitem__(key)
 
     def __repr__(self) -> str:
         return "srcad.d"

@@ -100,6 +100,14 @@ def unwrap(func: Callable) -> Callable:
     return getattr(func, "__func__", func)
 
 
+def _drop_annotations(arguments) -> None:
+    """Remove the parameters' annotations (``x: Array``): the generated module may not know those names."""
+    for parameter in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [arguments.vararg,
+                                                                                      arguments.kwarg]:
+        if parameter is not None:
+            parameter.annotation = None
+
+
 def parse_function(func: Callable) -> ParsedFunction:
     """Read ``func``'s source with ``inspect`` and parse it with gast."""
     func = unwrap(func)
@@ -127,6 +135,8 @@ def parse_function(func: Callable) -> ParsedFunction:
     if not isinstance(tree, gast.FunctionDef):
         raise SourceUnavailableError(f"the source of {name!r} is not a def statement. {_NO_SOURCE_HINT}")
     tree.decorator_list = []
+    _drop_annotations(tree.args)   # the derivative's module need not resolve the user's type names
+    tree.returns = None
     return ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())
 
 

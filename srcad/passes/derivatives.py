@@ -115,10 +115,19 @@ class Differentiator:
         label = describe_operation(value)
         self._refuse_arguments(stmt, template, refused_arguments(key), args, keywords, label)
         try:
-            return instantiate(template, output, args, keywords, self.unit.namer, self.unit.bindings,
+            body = instantiate(template, output, args, keywords, self.unit.namer, self.unit.bindings,
                                lambda rule: label)
         except SrcadError as exc:  # a rule that does not fit the call: report at the user's line
             raise self.unit.error(stmt, SrcadError, str(exc)) from None
+        shown = self.unit.options.get("rule_origins")
+        if shown is not None:   # srcad show --rules: mark the code a rule made with where the rule is written
+            shown.setdefault("unit", self.unit)
+            marks = shown.setdefault("marks", [])
+            mark = (len(marks), template.rule)   # in the order rules were instantiated
+            marks.append(mark)
+            for node in gast.walk(gast.Module(body=list(body), type_ignores=[])):
+                syntax.annotate(node, "rule", mark)
+        return body
 
     def _refuse_arguments(self, stmt, template, refused, args, keywords, label) -> None:
         """Raise when an argument the rule gives no derivative for (``not_differentiated_in``) carries one."""
