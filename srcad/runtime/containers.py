@@ -16,7 +16,7 @@ Reverse mode saves what a store ``c[key] = v`` overwrites and puts it back in
 the backward pass: ``item_before(c, key)`` is a copy of ``c[key]``, or
 ``ABSENT`` when ``c`` is a dict without ``key``, and ``restore_item(c, key,
 saved)`` stores it back, or deletes the key the store added.
-``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()`` and
+``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()``, ``for k in d:`` reading ``d[k]`` and
 ``d.items()`` loops, and raises the same way for a value that is no mapping.
 
 Example::
@@ -135,5 +135,6 @@ def mapping_keys(mapping) -> List:
     if isinstance(mapping, Mapping):
         return list(mapping)
     raise UnsupportedValueError(
-        f"iterating over `.keys()`, `.values()` or `.items()` of a {type(mapping).__name__}: srcad knows these "
-        f"methods of dicts only; pass a dict, or build a list of the items before calling f")
+        f"iterating over the keys of a {type(mapping).__name__}: srcad reads `.keys()`, `.values()`, `.items()` "
+        f"and a loop `for k in d:` whose body reads `d[k]` as a dict's keys; pass a dict, or, to loop over a "
+        f"list's own items, write `for k in list(d):`")
