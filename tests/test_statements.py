@@ -33,6 +33,7 @@ Contract:
   and a fix.
 """
 import contextlib
+import functools
 import math
 import os
 import time
@@ -620,6 +621,23 @@ def g_builtins(x, w):
         np.sum(copy["a"] * built["a"] + built["c"])
 
 
+
+def scaled_power(u, c, k=2.0):
+    return c * u ** k
+
+
+def p_local_partial(x, w):
+    half = functools.partial(scaled_power, 0.5)
+    cube = functools.partial(np.power, x)
+    c = w[0]
+    weigh = functools.partial(scaled_power, c=c, k=3.0)
+    c = c * 2.0   # the partial keeps the value c had when it was made
+    s = 0.0
+    for v in x:
+        s = s + half(v) + weigh(v, k=2.0) * c + weigh(u=w[1])
+    return s + np.sum(cube(3.0))
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -693,6 +711,7 @@ CASES = [
     case(g_zip_star, V3, W3, wrt=None),
     case(g_map_filter, V3, W3, wrt=None),
     case(g_builtins, V3, W3, wrt=None),
+    case(p_local_partial, V3, W3, wrt=None),
 ]
 
 
@@ -917,6 +936,12 @@ def u_exception_from_a_variable(x):
     return y
 
 
+
+def u_partial_passed_on(x):
+    weigh = functools.partial(scaled_power, c=2.0)
+    return sum(map(weigh, x))
+
+
 UNSUPPORTED = [
     (u_nested_try, "try:  # inside", "try"),
     (u_del_item, "del ys", "del"),
@@ -927,6 +952,7 @@ UNSUPPORTED = [
     (u_read_after_del, "y  # read", "del"),
     (u_exception_from_a_variable, "errors:", "exception type"),
     (w_manager_of_differentiated_value, "Scaled(x):", "differentiated"),
+    (u_partial_passed_on, "weigh, x", "partial"),
 ]
 
 
