@@ -638,6 +638,32 @@ def p_local_partial(x, w):
     return s + np.sum(cube(3.0))
 
 
+
+def l_insert(x, w):
+    ys = [x, 2.0 * x]
+    ys.insert(1, np.sin(x))
+    ys.insert(0, x * w[0])
+    ys.insert(-1, w[1] * x)
+    ys.insert(-10, x + 1.0)
+    ys.insert(10, np.cos(x))
+    at = len(ys) // 2
+    ys.insert(at - 1, x ** 2)
+    return np.sum(ys[0] * ys[1] + ys[2] - ys[3] * ys[4] + ys[5] * ys[6] - ys[7])
+
+
+def l_insert_in_loop(x, w):
+    hist = [w]
+    for i in range(3):
+        hist.insert(0, hist[0] * x + w)
+        hist.insert(i, np.tanh(hist[-1]))
+    return np.sum(np.stack(hist) ** 2)
+
+
+def l_insert_parameter(x, ys):
+    ys.insert(1, x * 2.0)
+    return np.sum(ys[0] * ys[1] + ys[-1])
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -712,6 +738,9 @@ CASES = [
     case(g_map_filter, V3, W3, wrt=None),
     case(g_builtins, V3, W3, wrt=None),
     case(p_local_partial, V3, W3, wrt=None),
+    case(l_insert, V3, W3, wrt=None),
+    case(l_insert_in_loop, V3, W3, wrt=None),
+    case(l_insert_parameter, V3, [W3, W3 * 2.0], wrt=0),
 ]
 
 
@@ -942,6 +971,21 @@ def u_partial_passed_on(x):
     return sum(map(weigh, x))
 
 
+
+def u_insert_into_a_shared_list(x):
+    ys = [x]
+    zs = ys
+    ys.insert(0, x * 2.0)
+    return zs[1]
+
+
+def u_insert_into_a_held_list(x):
+    ys = [x]
+    box = {"ys": ys}
+    ys.insert(0, x * 2.0)
+    return box["ys"][0]
+
+
 UNSUPPORTED = [
     (u_nested_try, "try:  # inside", "try"),
     (u_del_item, "del ys", "del"),
@@ -953,6 +997,8 @@ UNSUPPORTED = [
     (u_exception_from_a_variable, "errors:", "exception type"),
     (w_manager_of_differentiated_value, "Scaled(x):", "differentiated"),
     (u_partial_passed_on, "weigh, x", "partial"),
+    (u_insert_into_a_shared_list, "ys.insert", "no other name"),
+    (u_insert_into_a_held_list, "ys.insert", "no other name"),
 ]
 
 

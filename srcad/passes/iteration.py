@@ -26,6 +26,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   statement is preceded by ``sequence_length(name)``, which raises
   ``UnsupportedValueError`` at run time for a dict (whose keys they would
   add), a set or another iterable;
+- ``xs.insert(i, v)`` on a list no other name holds is a new list built by a
+  comprehension (``list_inserts``);
 - then list comprehensions become append loops and assignment expressions
   statements (``comprehensions``), before ``inline`` puts local functions'
   bodies in place of their calls (a call in a comprehension's element runs
@@ -51,6 +53,7 @@ from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
+from .list_inserts import rewrite_list_inserts
 from ..runtime.containers import sequence_length
 from .loops import positional, unordered
 from .numpy_forms import callee
@@ -67,12 +70,14 @@ class Iteration(Transformation):
     name = "iteration"
 
     def transform(self, unit):
+        inserted = any([rewrite_list_inserts(unit, function) for function in syntax.walk(unit.tree)
+                        if isinstance(function, gast.FunctionDef)])
         rewriter = _Rewriter(unit)
         rewriter.visit(unit.tree)
         unit.tree.body = _guarded_reductions(unit, unit.tree.body)
         lowered = any(isinstance(node, (gast.ListComp, gast.NamedExpr)) for node in gast.walk(unit.tree))
         unit.tree.body = lower_assignment_expressions(unit, lower_comprehensions(unit, unit.tree.body))
-        return rewriter.changed or lowered
+        return rewriter.changed or lowered or inserted
 
 
 _REDUCTIONS = (builtins.sum, builtins.min, builtins.max, math.fsum)

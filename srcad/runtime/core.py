@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from ..errors import SeedError
-from .containers import add_structures
+from .containers import add_structures, joined_lists_error
 from .dispatch import as_array, is_duck_array
 
 
@@ -45,6 +45,8 @@ def unbroadcast(grad, like):
         shape = np.shape(like)
         if np.shape(grad) == shape:
             return grad
+    if isinstance(grad, (list, tuple)):
+        raise joined_lists_error()
     grad = as_array(grad)   # a Dask or CuPy array stays what it is
     extra = grad.ndim - len(shape)
     if extra > 0:
@@ -60,6 +62,8 @@ def broadcast_like(tangent, like):
     shape = np.shape(like)
     if np.shape(tangent) == shape:
         return tangent
+    if isinstance(like, (list, tuple)):
+        raise joined_lists_error()
     if is_duck_array(like):   # like's own chunks or device: a product, not a view of one block
         return tangent * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(tangent, shape)
