@@ -664,6 +664,29 @@ def l_insert_parameter(x, ys):
     return np.sum(ys[0] * ys[1] + ys[-1])
 
 
+
+def tried_root(x):
+    try:
+        y = np.sqrt(x) if np.min(x) >= 0.0 else np.log(-x)
+        if np.min(x) < 0.0:
+            raise ValueError("negative")
+    except ValueError:
+        y = np.sin(x)
+    return y
+
+
+def scaled_sine(x):
+    return np.sin(x) * 2.0
+
+
+def t_helpers_called_in_try(x):
+    try:
+        y = tried_root(x) + scaled_sine(x)
+    except ZeroDivisionError:
+        y = x
+    return np.sum(y * x)
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -739,6 +762,8 @@ CASES = [
     case(g_builtins, V3, W3, wrt=None),
     case(p_local_partial, V3, W3, wrt=None),
     case(l_insert, V3, W3, wrt=None),
+    case(t_helpers_called_in_try, np.abs(V3), label="tried"),
+    case(t_helpers_called_in_try, -np.abs(V3), label="handled"),
     case(l_insert_in_loop, V3, W3, wrt=None),
     case(l_insert_parameter, V3, [W3, W3 * 2.0], wrt=0),
 ]

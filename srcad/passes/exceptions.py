@@ -89,7 +89,8 @@ class Exceptions(Transformation):
         for inner in syntax.iter_statements(stmt.body):
             if isinstance(inner, gast.Try):
                 raise self.unit.error(inner, UnsupportedSyntaxError, "a `try` statement inside a `try` body",
-                                      "move the inner `try` into a function of its own, or merge the handlers")
+                                      "merge the handlers, or move the inner `try` into a module-level function "
+                                      "and call it (reverse mode calls its derivative)")
         handlers = [(self._types(handler), handler) for handler in stmt.handlers]
         passing = stmt.finalbody and all(types is not None for types, _ in handlers)
         if passing:   # what no handler catches is caught too, to run the `finally` clause before it leaves
