@@ -1049,3 +1049,23 @@ def test_refusals_name_the_line_the_construct_and_a_fix(function, needle, word, 
     assert word in explanation, message
     what, _, fix = explanation.partition("; ")
     assert what and len(fix) > 10, message
+
+
+def u_store_into_what_a_loop_iterates(x):
+    s = 0.0
+    for v in list(x):
+        x[0] = v
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_refusal_names_the_users_code_not_srcads_names(mode):
+    """The list a loop iterates over is a value srcad names itself: the message quotes the line instead."""
+    with pytest.raises(srcad.AliasingError) as info:
+        srcad.source(u_store_into_what_a_loop_iterates, mode=mode)
+    message = str(info.value)
+    line, _ = _place(u_store_into_what_a_loop_iterates, "for v in list(x)")
+    assert f"line {line} (`for v in list(x):`)" in message, message
+    assert "`x.copy()`" in message and "items" not in message and "item_" not in message, message
+    compile("for v in list(x.copy()):\n    pass\n", "fix", "exec")

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 import copy
+import re
 
 import gast
 
@@ -159,9 +160,18 @@ class Views(Transformation):
         line = self.unit.parsed.location(origin).lineno
         text = self.unit.parsed.line_text(origin.lineno).strip()
         construct = syntax.annotation(stmt, "construct") or _construct(stmt, name)
-        message = (f"{construct} changes `{name}` in place, and `{partner}` shares its memory "
-                   f"(line {line}: `{text}`) and is read afterwards; {why}")
-        return self.unit.error(stmt, AliasingError, message, _fix(name, partner, link))
+        spelled = {written for written in (partner, getattr(link, "viewer", None), getattr(link, "base", None))
+                   if written and re.search(rf"\b{re.escape(written)}\b", text)}
+        if partner not in spelled:   # a value srcad named (a loop's hoisted iterable): the line that makes it
+            message = (f"{construct} changes `{name}` in place, and a value made on line {line} (`{text}`) "
+                       f"shares its memory and is read afterwards; {why}")
+        else:
+            message = (f"{construct} changes `{name}` in place, and `{partner}` shares its memory "
+                       f"(line {line}: `{text}`) and is read afterwards; {why}")
+        fix = _fix(name, partner, link) if link is None or {link.viewer, link.base} <= spelled else (
+            f"make a copy on line {line} (`{name}.copy()` where that line reads `{name}`), or change a copy "
+            f"of `{name}`")
+        return self.unit.error(stmt, AliasingError, message, fix)
 
     # rewriting ----------------------------------------------------------------------
     def _insert(self, block) -> List:
