@@ -687,6 +687,26 @@ def t_helpers_called_in_try(x):
     return np.sum(y * x)
 
 
+
+def w_exits_in_loop(x, w):
+    s = 0.0
+    for i in range(len(x)):
+        with np.errstate(all="ignore"):
+            if x[i] < 0.0:
+                continue
+            s = s + x[i] * w[i]
+            with warnings.catch_warnings():
+                if s > 2.0:
+                    break
+                for j in range(3):
+                    if j == 2:
+                        break
+                    s = s + np.sin(x[i]) * j
+            s = s * 1.5
+        s = s + w[i]
+    return s
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -762,6 +782,8 @@ CASES = [
     case(g_builtins, V3, W3, wrt=None),
     case(p_local_partial, V3, W3, wrt=None),
     case(l_insert, V3, W3, wrt=None),
+    case(w_exits_in_loop, np.array([0.3, -0.4, 0.7, 0.2]), np.array([0.5, 1.5, -2.0, 0.3]), wrt=None, label="through"),
+    case(w_exits_in_loop, np.array([0.3, -0.4, 1.7, 0.2]), np.array([0.5, 1.5, 2.0, 0.3]), wrt=None, label="break"),
     case(t_helpers_called_in_try, np.abs(V3), label="tried"),
     case(t_helpers_called_in_try, -np.abs(V3), label="handled"),
     case(l_insert_in_loop, V3, W3, wrt=None),
