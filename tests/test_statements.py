@@ -360,6 +360,28 @@ def t_finally_after_handlers(x):
     return np.sum(y) * z
 
 
+def t_finally_after_a_handler_raises(x):
+    try:
+        y = np.sqrt(x)
+        if np.min(x) < 0.0:
+            raise ValueError("a negative entry")
+    except ValueError as error:
+        FINALLY_RAN.append(-1)
+        if np.max(x) > 0.0:
+            raise OverflowError(f"mixed signs: {error}")
+        y = -x
+        if np.min(x) < -10.0:
+            raise
+        FINALLY_RAN.append(-2)
+    else:
+        if np.max(x) > 100.0:
+            raise KeyError("large")
+        y = y * 2.0
+    finally:
+        FINALLY_RAN.append(3)
+    return np.sum(y * x)
+
+
 def t_finally_in_loop(x):
     total = 0.0
     for k in range(3):
@@ -737,6 +759,8 @@ CASES = [
     case(t_finally_when_raising, np.abs(V3) + 0.1),
     case(t_finally_after_handlers, np.abs(V3) + 0.1),
     case(t_finally_in_loop, V3),
+    case(t_finally_after_a_handler_raises, -np.abs(V3), label="handled"),
+    case(t_finally_after_a_handler_raises, np.abs(V3), label="else"),
     *[case(t_zero_division, V3, k, label=str(k)) for k in range(4)],
     *[case(t_lookup, V3, k, label=str(k)) for k in range(2)],
     *[case(t_value_error, V3, k, label=str(k)) for k in range(3)],
@@ -832,11 +856,15 @@ def test_derivative_raises_what_f_raises(function, args, error, mode):
 
 
 FINALLY_CASES = [(t_finally_when_raising, (V3 - 5.0,), [1]), (t_finally_after_handlers, (V3 * 10.0,), [2]),
-                 (t_finally_in_loop, (V3 * 0.0 + 20.0,), [0, 1])]
+                 (t_finally_in_loop, (V3 * 0.0 + 20.0,), [0, 1]),
+                 (t_finally_after_a_handler_raises, (V3,), [-1, 3]),
+                 (t_finally_after_a_handler_raises, (-np.abs(V3) - 20.0,), [-1, 3]),
+                 (t_finally_after_a_handler_raises, (np.abs(V3) + 200.0,), [3])]
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-@pytest.mark.parametrize("function,args,ran", FINALLY_CASES, ids=[c[0].__name__ for c in FINALLY_CASES])
+@pytest.mark.parametrize("function,args,ran", FINALLY_CASES,
+                         ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(FINALLY_CASES)])
 def test_finally_runs_before_an_exception_leaves(function, args, ran, mode):
     """The forward sweep behaves as f: the ``finally`` clause runs, then the same exception leaves."""
     FINALLY_RAN.clear()
