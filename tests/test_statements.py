@@ -1119,3 +1119,52 @@ def test_a_refusal_names_the_users_code_not_srcads_names(mode):
     assert f"line {line} (`for v in list(x):`)" in message, message
     assert "`x.copy()`" in message and "items" not in message and "item_" not in message, message
     compile("for v in list(x.copy()):\n    pass\n", "fix", "exec")
+
+
+# --------------------------------------------------------------------------
+# containers to order four: srcad differentiating its own generated code
+
+
+def o_sorted(x):
+    ys = [x * 2.0, np.sin(x), x * x]
+    ys = sorted(ys)
+    return ys[0] * ys[1] + np.exp(ys[2])
+
+
+def o_sorted_by_hand(x, order):
+    """x² sin x + e^{2x} (the sorted order near x = 0.7), and its derivatives written out."""
+    s, c, e = np.sin(x), np.cos(x), np.exp(2.0 * x)
+    return [x * x * s + e, 2 * x * s + x * x * c + 2 * e, 2 * s + 4 * x * c - x * x * s + 4 * e,
+            6 * c - 6 * x * s - x * x * c + 8 * e, -12 * s - 8 * x * c + x * x * s + 16 * e][order]
+
+
+def o_list_made_in_f(x):
+    ys = []
+    for i in range(3):
+        ys.append(x * (i + 1.0))
+    ys.append(np.sin(x))
+    return ys[0] * ys[1] + ys[3] * ys[2]
+
+
+def o_list_made_in_f_by_hand(x, order):
+    """2x² + 3x sin x, and its derivatives written out (an insert is differentiated twice only: the third
+    derivative of ``ys.insert`` is refused with an AliasingError, see the README)."""
+    s, c = np.sin(x), np.cos(x)
+    return [2 * x * x + 3 * x * s, 4 * x + 3 * s + 3 * x * c, 4 + 6 * c - 3 * x * s,
+            -9 * s - 3 * x * c, -12 * c + 3 * x * s][order]
+
+
+@pytest.mark.parametrize("order", [1, 2, 3, 4])
+@pytest.mark.parametrize("function,by_hand", [(o_sorted, o_sorted_by_hand),
+                                              (o_list_made_in_f, o_list_made_in_f_by_hand)],
+                         ids=["sorted", "list_made_in_f"])
+def test_containers_differentiate_to_order_four(function, by_hand, order):
+    """srcad's order-``order`` derivative against central differences of the order below, written by hand."""
+    derivative = function
+    for _ in range(order):
+        derivative = srcad.grad(derivative)
+    x, step = 0.7, 1e-6
+    below = [by_hand(x + sign * step, order - 1) for sign in (1, -1)]
+    assert np.isclose(derivative(x), (below[0] - below[1]) / (2 * step), rtol=1e-6)
+    assert np.isclose(derivative(x), by_hand(x, order), rtol=1e-10)
+    assert np.isclose(by_hand(x, 0), function(x), rtol=1e-12)

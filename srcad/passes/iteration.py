@@ -18,7 +18,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
 - ``list(X)`` is a list comprehension; ``tuple(X)``, ``set(X)``,
   ``frozenset(X)``, ``sorted(X)`` and ``dict(X)`` receive one (``dict(d)``
   of a name is left as it is: a dict to copy or a list of pairs) (a literal
-  ``tuple([a, b])`` is the tuple ``(a, b)``); ``dict(a=e)`` is ``{'a': e}``;
+  ``tuple([a, b])`` is the tuple ``(a, b)``; ``sorted(xs)`` of a list or
+  array made in f is left as it is: sorted makes the new list); ``dict(a=e)`` is ``{'a': e}``;
   ``{k: v for ...}`` is ``dict([(k, v) for ...])``; ``{a, b}`` is
   ``set([a, b])`` and ``{e for ...}`` is ``set([e for ...])``;
 - ``min``, ``max``, ``sum`` and ``math.fsum`` of one iterable receive a list;
@@ -220,6 +221,8 @@ class _Rewriter(gast.NodeTransformer):
             node.args[0] = self._comprehension(pair, syntax.store(key), first, [])
             return node
         needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY
+        if function is builtins.sorted and isinstance(first, gast.Name) and positional(first, self.unit.tree.body):
+            return node   # a list or array made in f: sorted makes the new list itself, no copy first
         if needs_list:
             node.args[0] = self._as_list(first, lazy_ok=False, copy=function in _BUILDERS)
         return node
