@@ -729,6 +729,14 @@ def w_exits_in_loop(x, w):
     return s
 
 
+
+def l_item_of_a_list_changed_in_place(x):
+    h = [x, np.sin(x)]
+    v = h[0]   # the very array x: the change below shows through v too
+    x *= 2.0
+    return np.sum(v * x + h[1])
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -811,6 +819,7 @@ CASES = [
     case(t_helpers_called_in_try, np.abs(V3), label="tried"),
     case(t_helpers_called_in_try, -np.abs(V3), label="handled"),
     case(l_insert_in_loop, V3, W3, wrt=None),
+    case(l_item_of_a_list_changed_in_place, V3),
     case(l_insert_parameter, V3, [W3, W3 * 2.0], wrt=0),
 ]
 
@@ -1061,6 +1070,14 @@ def u_insert_into_a_held_list(x):
     return box["ys"][0]
 
 
+
+def u_insert_then_change_in_place(x):
+    h = [x, np.sin(x)]
+    h.insert(1, x * x)
+    x *= 2.0
+    return np.sum(h[0] + x)
+
+
 UNSUPPORTED = [
     (u_nested_try, "try:  # inside", "try"),
     (u_del_item, "del ys", "del"),
@@ -1074,6 +1091,7 @@ UNSUPPORTED = [
     (u_partial_passed_on, "weigh, x", "partial"),
     (u_insert_into_a_shared_list, "ys.insert", "no other name"),
     (u_insert_into_a_held_list, "ys.insert", "no other name"),
+    (u_insert_then_change_in_place, "h.insert", "in place"),
 ]
 
 

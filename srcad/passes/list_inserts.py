@@ -5,25 +5,33 @@ Contract: ``rewrite_list_inserts(unit, function)`` replaces, in ``function``
 
     xs_item = v                                   # unless v is a constant or a name
     xs_slot = min(i, len(xs)) if i >= 0 else max(i + len(xs), 0)   # where Python puts it
-    xs = [xs[k] if k < xs_slot else xs_item if k == xs_slot else xs[k - 1]
-          for k in range(len(xs) + 1)]
+    xs_inserted = []
+    for k in range(xs_slot):
+        xs_inserted.append(xs[k])
+    xs_inserted.append(xs_item)
+    for k in range(xs_slot, len(xs)):
+        xs_inserted.append(xs[k])
+    xs = xs_inserted
 
-(with ``i`` a constant 0, ``xs = [xs_item if k == 0 else xs[k - 1] ...]``),
-a list comprehension ``iteration`` then lowers like any other: reads by
-position and a choice per item, which srcad differentiates in both modes.
+(with ``i`` a constant 0, ``xs_inserted = [xs_item]`` and one loop): reads
+by position and appends, which srcad differentiates in both modes, and after
+which the aliasing passes know the new list holds the old list's items.
 The new list stands for the changed one only when no other name can see the
 change, so ``xs`` must be a parameter of ``function`` or bound only to new
 lists (a list literal or comprehension, ``list(...)``, ``sorted(...)``), and
 every other read of ``xs`` must be a subscript, a method call, what a loop
 iterates over, a return value, or an argument of a NumPy function or a
-builtin.  Otherwise, and for other forms of ``insert`` (keywords, a receiver
+builtin; and ``function`` must change no array in place (``x *= 2.0``,
+``A[i] = v``, ``A.fill(v)``, ``out=``), which srcad would not follow from
+an item into the new list.  Otherwise, and for other forms of ``insert`` (keywords, a receiver
 that is not a plain name), ``AliasingError`` names the line and a fix.  A
 list parameter is not changed for the caller by the derivative (srcad's
 derivatives never write their arguments).  Returns whether it changed
 ``function``.
 
-Example: ``ys.insert(0, x * 2.0)`` becomes ``ys_item = x * 2.0`` and
-``ys = [ys_item if k == 0 else ys[k - 1] for k in range(len(ys) + 1)]``.
+Example: ``ys.insert(0, x * 2.0)`` becomes ``ys_item = x * 2.0``,
+``ys_inserted = [ys_item]``, ``for k in range(len(ys)):
+ys_inserted.append(ys[k])`` and ``ys = ys_inserted``.
 """
 from __future__ import annotations
 
@@ -80,18 +88,16 @@ def _rewritten(unit, function, stmt, call) -> List:
                          "write it as `xs.insert(i, v)` on a list named `xs` made in this function")
     name = receiver.id
     _check_no_other_holder(unit, function, stmt, name, text)
+    _check_no_change_in_place(unit, function, stmt, text)
     index, value = call.args
     before = []
     if not (isinstance(value, gast.Constant) or isinstance(value, gast.Name)):
         item = unit.namer.fresh(f"{name}_item")
         before.append(syntax.assign(item, value))
         value = syntax.name(item)
-    position = unit.namer.fresh("k")
-    count = gast.BinOp(left=_length(name), op=gast.Add(), right=syntax.constant(1))
-    k = syntax.name(position)
-    shifted = _read(name, gast.BinOp(left=syntax.clone(k), op=gast.Sub(), right=syntax.constant(1)))
+    built = unit.namer.fresh(f"{name}_inserted")
     if isinstance(index, gast.Constant) and index.value == 0 and type(index.value) is int:
-        element = gast.IfExp(test=_compare(k, gast.Eq(), syntax.constant(0)), body=value, orelse=shifted)
+        head, start = [syntax.assign(built, gast.List(elts=[value], ctx=gast.Load()))], None
     else:
         if not isinstance(index, (gast.Constant, gast.Name)):   # evaluated once, before the item, as in Python
             held = unit.namer.fresh(f"{name}_index")
@@ -99,20 +105,33 @@ def _rewritten(unit, function, stmt, call) -> List:
             index = syntax.name(held)
         slot = unit.namer.fresh(f"{name}_slot")
         before.append(syntax.assign(slot, _clamped(name, index)))
-        element = gast.IfExp(
-            test=_compare(k, gast.Lt(), syntax.name(slot)), body=_read(name, syntax.clone(k)),
-            orelse=gast.IfExp(test=_compare(k, gast.Eq(), syntax.name(slot)), body=value, orelse=shifted))
-    generator = gast.comprehension(target=syntax.store(position), iter=syntax.call(syntax.name("range"), [count]),
-                                   ifs=[], is_async=0)
-    syntax.annotate(generator.iter.func, "ref", builtins.range)
-    rebuilt = syntax.assign(name, gast.ListComp(elt=element, generators=[generator]))
-    statements = before + [rebuilt]
+        start = syntax.name(slot)
+        head = [syntax.assign(built, gast.List(elts=[], ctx=gast.Load())),
+                _copy_loop(unit, name, built, [syntax.name(slot)]),
+                syntax.expr_stmt(syntax.call(gast.Attribute(value=syntax.name(built), attr="append",
+                                                            ctx=gast.Load()), [value]))]
+    tail = _copy_loop(unit, name, built, [syntax.constant(0) if start is None else start, _length(name)])
+    rebuilt = [*head, tail, syntax.assign(name, syntax.name(built))]
+    statements = before + rebuilt
     for new in statements:
         syntax.annotate(new, "construct", f"`{text}`")
         for node in syntax.walk(new):
             if isinstance(node, (gast.expr, gast.stmt)):
                 gast.copy_location(node, stmt)
     return statements
+
+
+def _copy_loop(unit, name, built, bounds) -> gast.For:
+    """``for k in range(*bounds): built.append(name[k])``: items of the old list, each read alone (so the
+    new list is known to hold them)."""
+    position = unit.namer.fresh("k")
+    if len(bounds) == 2 and isinstance(bounds[0], gast.Constant) and bounds[0].value == 0:
+        bounds = bounds[1:]
+    counter = _builtin_call("range", bounds)
+    append = syntax.call(gast.Attribute(value=syntax.name(built), attr="append", ctx=gast.Load()),
+                         [_read(name, syntax.name(position))])
+    return gast.For(target=syntax.store(position), iter=counter, body=[syntax.expr_stmt(append)], orelse=[],
+                    type_comment=None)
 
 
 def _clamped(name, index):
@@ -173,6 +192,34 @@ def _check_no_other_holder(unit, function, stmt, name, text) -> None:
                                           isinstance(n.ctx, gast.Store) for n in syntax.walk(function)):
         raise unit.error(stmt, AliasingError, f"`{text}` changes `{name}`, a list this function does not make",
                          f"insert into a new list: `{name} = list({name})` just before this line")
+
+
+def _check_no_change_in_place(unit, function, stmt, text) -> None:
+    """``AliasingError`` when ``function`` changes an array in place anywhere (``x *= 2.0``, ``A[i] = v``,
+    ``A.fill(0.0)``, ``out=``): the new list holds the old list's arrays, and srcad does not follow such a
+    change through an item read by position into the new list."""
+    for node in syntax.walk(function):
+        changed = None
+        if isinstance(node, gast.AugAssign):
+            changed = node
+        elif isinstance(node, gast.Assign) and any(isinstance(t, gast.Subscript) for t in node.targets):
+            changed = node
+        elif isinstance(node, gast.Call) and (any(k.arg == "out" for k in node.keywords) or (
+                isinstance(node.func, gast.Attribute) and node.func.attr in _IN_PLACE_METHODS
+                and syntax.annotation(node.func, "ref") is None)):
+            changed = node
+        if changed is not None:
+            line = unit.parsed.location(changed).lineno
+            raise unit.error(stmt, AliasingError,
+                             f"`{text}` in a function that changes an array in place (line {line}: "
+                             f"`{unit.parsed.line_text(changed.lineno).strip()}`); srcad does not follow such a "
+                             f"change into the list the insert builds",
+                             "make a new array there instead (`x = x * 2.0` rather than `x *= 2.0`), or build "
+                             "the list with `append` in the order you need")
+
+
+_IN_PLACE_METHODS = frozenset({"fill", "sort", "put", "resize", "itemset", "partition", "setfield", "byteswap",
+                               "__setitem__", "__iadd__", "__imul__"})
 
 
 def _new_list(value) -> bool:

@@ -144,10 +144,10 @@ class Views(Transformation):
                 link.hold_flag = self.unit.namer.fresh(f"{link.base}_holds_{link.viewer}")
         self.flagged[id(link)] = link
         test = syntax.name(link.flag)
+        if link.may_hold:   # `v = h[0]` of a list h: v may be the very array h holds, which no view test sees
+            test = gast.BoolOp(op=gast.Or(), values=[test, syntax.name(link.hold_flag)])
         if up:
             body = link.writeback(link.viewer, link.base, link.value)
-            if link.may_hold:
-                test = gast.BoolOp(op=gast.Or(), values=[test, syntax.name(link.hold_flag)])
         else:
             body = [syntax.assign(link.viewer, call_of(runtime.copied, [syntax.clone(link.refresh)]))]
         for child in children:
