@@ -22,11 +22,8 @@ SHAPES = {"S": (), "V": (3,), "W": (2,), "M": (2, 3)}
 # "store_after_rebinding" is an element store into an array after `z = ...` or `z -= ...` rebound it;
 # "keyword_only_parameter" is `def f(x, *, p=0.5)` (and `f.__kwdefaults__` changed between derivatives):
 # srcad.jvp and srcad.vjp's pullback pass the tangents and the seed by position, which the generated
-# derivative takes by keyword after p, so they raise TypeError.  Refused today (each an UnsupportedSyntaxError
-# or AliasingError naming the line): "local_partial" is `p = functools.partial(blend, d=...)` made in f, then
-# `p(...)` ("calling a computed function"); "list_insert" is `h.insert(0, v)` on a list made in f ("no rule
-# for that change"); "exit_in_with" is `break`/`continue` inside a `with` body in a loop.
-EXCLUDED: set = {"keyword_only_parameter", "local_partial", "list_insert", "exit_in_with"}
+# derivative takes by keyword after p, so they raise TypeError.
+EXCLUDED: set = {"keyword_only_parameter"}
 CONSTANTS = {"S": "0.7", "V": "np.array([0.5, -1.0, 2.0])", "W": "np.array([1.5, -0.5])",
              "M": "np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]])"}
 ZEROS = {"V": "np.zeros(3)", "W": "np.zeros(2)", "M": "np.zeros((2, 3))"}

@@ -81,7 +81,7 @@ X = np.array([0.5, 1.5])
 @pytest.mark.parametrize("f, arg", [(joined_with_a_list, XS), (joined_tuples, X), (joined_lists_of_elements, X),
                                     (repeated, XS)], ids=lambda v: getattr(v, "__name__", ""))
 def test_joining_and_repeating_is_refused_in_reverse_mode_and_right_in_forward_mode(f, arg):
-    with pytest.raises(UnsupportedValueError, match="result has another length|joins or repeats it"):
+    with pytest.raises(UnsupportedValueError, match="joined two lists or tuples|joins or repeats it"):
         srcad.grad(f)(arg)
     direction = [1.0, -0.5] if isinstance(arg, list) else np.array([1.0, -0.5])
     value, tangent = srcad.jvp(f, (arg,), (direction,))
@@ -92,7 +92,7 @@ def test_joining_and_repeating_is_refused_in_reverse_mode_and_right_in_forward_m
 
 
 def test_a_tuple_grown_by_joining_is_refused_in_reverse_mode():
-    with pytest.raises(UnsupportedValueError, match="a tuple operand of `\\+` or `\\*`"):
+    with pytest.raises(UnsupportedValueError, match="joined two lists or tuples"):
         srcad.grad(tuple_state)(X)
 
 

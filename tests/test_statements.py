@@ -33,6 +33,7 @@ Contract:
   and a fix.
 """
 import contextlib
+import functools
 import math
 import os
 import time
@@ -359,6 +360,28 @@ def t_finally_after_handlers(x):
     return np.sum(y) * z
 
 
+def t_finally_after_a_handler_raises(x):
+    try:
+        y = np.sqrt(x)
+        if np.min(x) < 0.0:
+            raise ValueError("a negative entry")
+    except ValueError as error:
+        FINALLY_RAN.append(-1)
+        if np.max(x) > 0.0:
+            raise OverflowError(f"mixed signs: {error}")
+        y = -x
+        if np.min(x) < -10.0:
+            raise
+        FINALLY_RAN.append(-2)
+    else:
+        if np.max(x) > 100.0:
+            raise KeyError("large")
+        y = y * 2.0
+    finally:
+        FINALLY_RAN.append(3)
+    return np.sum(y * x)
+
+
 def t_finally_in_loop(x):
     total = 0.0
     for k in range(3):
@@ -620,6 +643,100 @@ def g_builtins(x, w):
         np.sum(copy["a"] * built["a"] + built["c"])
 
 
+
+def scaled_power(u, c, k=2.0):
+    return c * u ** k
+
+
+def p_local_partial(x, w):
+    half = functools.partial(scaled_power, 0.5)
+    cube = functools.partial(np.power, x)
+    c = w[0]
+    weigh = functools.partial(scaled_power, c=c, k=3.0)
+    c = c * 2.0   # the partial keeps the value c had when it was made
+    s = 0.0
+    for v in x:
+        s = s + half(v) + weigh(v, k=2.0) * c + weigh(u=w[1])
+    return s + np.sum(cube(3.0))
+
+
+
+def l_insert(x, w):
+    ys = [x, 2.0 * x]
+    ys.insert(1, np.sin(x))
+    ys.insert(0, x * w[0])
+    ys.insert(-1, w[1] * x)
+    ys.insert(-10, x + 1.0)
+    ys.insert(10, np.cos(x))
+    at = len(ys) // 2
+    ys.insert(at - 1, x ** 2)
+    return np.sum(ys[0] * ys[1] + ys[2] - ys[3] * ys[4] + ys[5] * ys[6] - ys[7])
+
+
+def l_insert_in_loop(x, w):
+    hist = [w]
+    for i in range(3):
+        hist.insert(0, hist[0] * x + w)
+        hist.insert(i, np.tanh(hist[-1]))
+    return np.sum(np.stack(hist) ** 2)
+
+
+def l_insert_parameter(x, ys):
+    ys.insert(1, x * 2.0)
+    return np.sum(ys[0] * ys[1] + ys[-1])
+
+
+
+def tried_root(x):
+    try:
+        y = np.sqrt(x) if np.min(x) >= 0.0 else np.log(-x)
+        if np.min(x) < 0.0:
+            raise ValueError("negative")
+    except ValueError:
+        y = np.sin(x)
+    return y
+
+
+def scaled_sine(x):
+    return np.sin(x) * 2.0
+
+
+def t_helpers_called_in_try(x):
+    try:
+        y = tried_root(x) + scaled_sine(x)
+    except ZeroDivisionError:
+        y = x
+    return np.sum(y * x)
+
+
+
+def w_exits_in_loop(x, w):
+    s = 0.0
+    for i in range(len(x)):
+        with np.errstate(all="ignore"):
+            if x[i] < 0.0:
+                continue
+            s = s + x[i] * w[i]
+            with warnings.catch_warnings():
+                if s > 2.0:
+                    break
+                for j in range(3):
+                    if j == 2:
+                        break
+                    s = s + np.sin(x[i]) * j
+            s = s * 1.5
+        s = s + w[i]
+    return s
+
+
+
+def l_item_of_a_list_changed_in_place(x):
+    h = [x, np.sin(x)]
+    v = h[0]   # the very array x: the change below shows through v too
+    x *= 2.0
+    return np.sum(v * x + h[1])
+
+
 CASES = [
     case(r_guard, V3),
     case(r_in_loop, V3),
@@ -650,6 +767,8 @@ CASES = [
     case(t_finally_when_raising, np.abs(V3) + 0.1),
     case(t_finally_after_handlers, np.abs(V3) + 0.1),
     case(t_finally_in_loop, V3),
+    case(t_finally_after_a_handler_raises, -np.abs(V3), label="handled"),
+    case(t_finally_after_a_handler_raises, np.abs(V3), label="else"),
     *[case(t_zero_division, V3, k, label=str(k)) for k in range(4)],
     *[case(t_lookup, V3, k, label=str(k)) for k in range(2)],
     *[case(t_value_error, V3, k, label=str(k)) for k in range(3)],
@@ -693,6 +812,15 @@ CASES = [
     case(g_zip_star, V3, W3, wrt=None),
     case(g_map_filter, V3, W3, wrt=None),
     case(g_builtins, V3, W3, wrt=None),
+    case(p_local_partial, V3, W3, wrt=None),
+    case(l_insert, V3, W3, wrt=None),
+    case(w_exits_in_loop, np.array([0.3, -0.4, 0.7, 0.2]), np.array([0.5, 1.5, -2.0, 0.3]), wrt=None, label="through"),
+    case(w_exits_in_loop, np.array([0.3, -0.4, 1.7, 0.2]), np.array([0.5, 1.5, 2.0, 0.3]), wrt=None, label="break"),
+    case(t_helpers_called_in_try, np.abs(V3), label="tried"),
+    case(t_helpers_called_in_try, -np.abs(V3), label="handled"),
+    case(l_insert_in_loop, V3, W3, wrt=None),
+    case(l_item_of_a_list_changed_in_place, V3),
+    case(l_insert_parameter, V3, [W3, W3 * 2.0], wrt=0),
 ]
 
 
@@ -737,11 +865,15 @@ def test_derivative_raises_what_f_raises(function, args, error, mode):
 
 
 FINALLY_CASES = [(t_finally_when_raising, (V3 - 5.0,), [1]), (t_finally_after_handlers, (V3 * 10.0,), [2]),
-                 (t_finally_in_loop, (V3 * 0.0 + 20.0,), [0, 1])]
+                 (t_finally_in_loop, (V3 * 0.0 + 20.0,), [0, 1]),
+                 (t_finally_after_a_handler_raises, (V3,), [-1, 3]),
+                 (t_finally_after_a_handler_raises, (-np.abs(V3) - 20.0,), [-1, 3]),
+                 (t_finally_after_a_handler_raises, (np.abs(V3) + 200.0,), [3])]
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])
-@pytest.mark.parametrize("function,args,ran", FINALLY_CASES, ids=[c[0].__name__ for c in FINALLY_CASES])
+@pytest.mark.parametrize("function,args,ran", FINALLY_CASES,
+                         ids=[f"{c[0].__name__}-{k}" for k, c in enumerate(FINALLY_CASES)])
 def test_finally_runs_before_an_exception_leaves(function, args, ran, mode):
     """The forward sweep behaves as f: the ``finally`` clause runs, then the same exception leaves."""
     FINALLY_RAN.clear()
@@ -917,6 +1049,35 @@ def u_exception_from_a_variable(x):
     return y
 
 
+
+def u_partial_passed_on(x):
+    weigh = functools.partial(scaled_power, c=2.0)
+    return sum(map(weigh, x))
+
+
+
+def u_insert_into_a_shared_list(x):
+    ys = [x]
+    zs = ys
+    ys.insert(0, x * 2.0)
+    return zs[1]
+
+
+def u_insert_into_a_held_list(x):
+    ys = [x]
+    box = {"ys": ys}
+    ys.insert(0, x * 2.0)
+    return box["ys"][0]
+
+
+
+def u_insert_then_change_in_place(x):
+    h = [x, np.sin(x)]
+    h.insert(1, x * x)
+    x *= 2.0
+    return np.sum(h[0] + x)
+
+
 UNSUPPORTED = [
     (u_nested_try, "try:  # inside", "try"),
     (u_del_item, "del ys", "del"),
@@ -927,6 +1088,10 @@ UNSUPPORTED = [
     (u_read_after_del, "y  # read", "del"),
     (u_exception_from_a_variable, "errors:", "exception type"),
     (w_manager_of_differentiated_value, "Scaled(x):", "differentiated"),
+    (u_partial_passed_on, "weigh, x", "partial"),
+    (u_insert_into_a_shared_list, "ys.insert", "no other name"),
+    (u_insert_into_a_held_list, "ys.insert", "no other name"),
+    (u_insert_then_change_in_place, "h.insert", "in place"),
 ]
 
 
@@ -952,3 +1117,73 @@ def test_refusals_name_the_line_the_construct_and_a_fix(function, needle, word, 
     assert word in explanation, message
     what, _, fix = explanation.partition("; ")
     assert what and len(fix) > 10, message
+
+
+def u_store_into_what_a_loop_iterates(x):
+    s = 0.0
+    for v in list(x):
+        x[0] = v
+        s = s + v
+    return s
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_refusal_names_the_users_code_not_srcads_names(mode):
+    """The list a loop iterates over is a value srcad names itself: the message quotes the line instead."""
+    with pytest.raises(srcad.AliasingError) as info:
+        srcad.source(u_store_into_what_a_loop_iterates, mode=mode)
+    message = str(info.value)
+    line, _ = _place(u_store_into_what_a_loop_iterates, "for v in list(x)")
+    assert f"line {line} (`for v in list(x):`)" in message, message
+    assert "`x.copy()`" in message and "items" not in message and "item_" not in message, message
+    compile("for v in list(x.copy()):\n    pass\n", "fix", "exec")
+
+
+# --------------------------------------------------------------------------
+# containers to order four: srcad differentiating its own generated code
+
+
+def o_sorted(x):
+    ys = [x * 2.0, np.sin(x), x * x]
+    ys = sorted(ys)
+    return ys[0] * ys[1] + np.exp(ys[2])
+
+
+def o_sorted_by_hand(x, order):
+    """x² sin x + e^{2x} (the sorted order near x = 0.7), and its derivatives written out."""
+    s, c, e = np.sin(x), np.cos(x), np.exp(2.0 * x)
+    return [x * x * s + e, 2 * x * s + x * x * c + 2 * e, 2 * s + 4 * x * c - x * x * s + 4 * e,
+            6 * c - 6 * x * s - x * x * c + 8 * e, -12 * s - 8 * x * c + x * x * s + 16 * e][order]
+
+
+def o_list_made_in_f(x):
+    ys = []
+    for i in range(3):
+        ys.append(x * (i + 1.0))
+    ys.append(np.sin(x))
+    return ys[0] * ys[1] + ys[3] * ys[2]
+
+
+def o_list_made_in_f_by_hand(x, order):
+    """2x² + 3x sin x, and its derivatives written out (an insert is differentiated twice only: the third
+    derivative of ``ys.insert`` is refused with an AliasingError, see the README)."""
+    s, c = np.sin(x), np.cos(x)
+    return [2 * x * x + 3 * x * s, 4 * x + 3 * s + 3 * x * c, 4 + 6 * c - 3 * x * s,
+            -9 * s - 3 * x * c, -12 * c + 3 * x * s][order]
+
+
+ORDERS = [(o_sorted, o_sorted_by_hand, order) for order in (1, 2, 3, 4)] + [
+    (o_list_made_in_f, o_list_made_in_f_by_hand, order) for order in (1, 2, 3)]   # order 4: see the README
+
+
+@pytest.mark.parametrize("function,by_hand,order", ORDERS, ids=[f"{f.__name__}-{n}" for f, _, n in ORDERS])
+def test_containers_differentiate_to_order_four(function, by_hand, order):
+    """srcad's order-``order`` derivative against central differences of the order below, written by hand."""
+    derivative = function
+    for _ in range(order):
+        derivative = srcad.grad(derivative)
+    x, step = 0.7, 1e-6
+    below = [by_hand(x + sign * step, order - 1) for sign in (1, -1)]
+    assert np.isclose(derivative(x), (below[0] - below[1]) / (2 * step), rtol=1e-6)
+    assert np.isclose(derivative(x), by_hand(x, order), rtol=1e-10)
+    assert np.isclose(by_hand(x, 0), function(x), rtol=1e-12)

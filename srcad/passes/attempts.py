@@ -19,7 +19,10 @@ value saved twice).  ``regions`` later wraps the operation, and only it, in
 the real ``try``/``except`` (derivative code runs after it, outside: an
 exception in a derivative is never taken for one of f's).  A ``with``
 region inside a ``try`` body must have a manager known never to swallow an
-exception (``PLAIN_MANAGERS``), else ``UnsupportedSyntaxError``.
+exception (``PLAIN_MANAGERS``), else ``UnsupportedSyntaxError``.  The
+operation of an attempt is annotated ``ALONE``: forward mode then runs a
+call of a function it does not inline alone first (``y = g(x)``, in the
+real ``try``) before the call of its derivative (``y, dy = dg(x, dx)``, after it).
 
 Example: the group ``if ok: L = np.linalg.cholesky(K)`` followed by the
 handlers ``if ok: pass else: L = ...`` becomes ``ok = attempted()``, ``if ok:
@@ -43,6 +46,7 @@ from .numpy_forms import callee
 from . import Transformation
 
 ATTEMPT = "attempt"           # annotation of ``ok = attempted(...)``: the ``Caught`` of its ``try``
+ALONE = "attempted_alone"     # annotation of the operation of an attempt: f's statement must run alone
 # context managers known never to swallow an exception: they need no run-time check
 PLAIN_MANAGERS = (np.errstate, np.printoptions, warnings.catch_warnings, contextlib.nullcontext)
 
@@ -119,6 +123,7 @@ class Attempts(Transformation):
             marker = syntax.assign(flag, syntax.call(callee(self.unit, regions.attempted)))
             syntax.annotate(marker, ATTEMPT, self.info)
             end = syntax.expr_stmt(syntax.call(callee(self.unit, regions.attempt_end), _written(stmt)))
+            syntax.annotate(stmt, ALONE, True)
             arm = [stmt, end]
             attempt = gast.If(test=syntax.name(flag), body=arm, orelse=[])
             out += self._guarded(current, [marker, attempt], flag, stmt.lineno)

@@ -14,7 +14,11 @@ manager swallows an exception.  A body ending in ``return e`` keeps its value
 in a new name and returns after the region.  ``with
 contextlib.suppress(E): body`` is the ``try: body except E: pass`` it means.  Raises
 ``UnsupportedSyntaxError`` for an ``as`` target that is not a name and for
-``return``, ``break`` or ``continue`` elsewhere in the body.
+``return`` elsewhere in the body.  A ``break`` or ``continue`` of the loop
+around the block sets a flag (``with_break = True``), the statements after
+one that may run it go under ``if not with_break:``, and after the region
+``if with_break: break`` leaves as Python would, after the manager's exit;
+one inside a ``try`` or a loop's ``else`` there is refused.
 
 Example: ``with np.errstate(divide="ignore"): y = np.log(x)`` becomes
 ``entered(np.errstate(divide="ignore"), 1)``, ``y = np.log(x)``, ``exited(1)``.
@@ -73,10 +77,16 @@ class Contexts(Transformation):
                                             returned.lineno))
             after.append(syntax.set_location(gast.Return(value=syntax.name(value)), returned.lineno))
         for inner in syntax.iter_statements(body):
-            if isinstance(inner, (gast.Return, gast.Break, gast.Continue)):
-                word = type(inner).__name__.lower()
-                raise self.unit.error(inner, UnsupportedSyntaxError, f"`{word}` inside a `with` block",
-                                      f"set a variable in the block and `{word}` after it")
+            if isinstance(inner, gast.Return):
+                raise self.unit.error(inner, UnsupportedSyntaxError, "`return` inside a `with` block",
+                                      "set a variable in the block and `return` after it")
+        flags = {}
+        body = self._lift_exits(body, flags)
+        before = [syntax.set_location(syntax.assign(flag, syntax.constant(False)), stmt.lineno)
+                  for flag in flags.values()]
+        after = [syntax.set_location(gast.If(test=syntax.name(flag), body=[exit_type()], orelse=[]), stmt.lineno)
+                 for exit_type, flag in ((gast.Break, flags.get("break")), (gast.Continue, flags.get("continue")))
+                 if flag] + after
         opening, closing = [], []
         for item in stmt.items:
             self.regions += 1
@@ -95,4 +105,56 @@ class Contexts(Transformation):
         for new in opening + closing:
             gast.copy_location(new, stmt)   # an error about the manager points at the `with`
             syntax.set_location(new, stmt.lineno)
-        return opening + body + closing + after
+        return before + opening + body + closing + after
+
+    def _lift_exits(self, block, flags) -> List:
+        """``block`` with each ``break``/``continue`` of the enclosing loop made ``with_break = True`` (or
+        ``with_continue``), and the statements after one that may run it guarded by ``if not with_break:``."""
+        result = []
+        for index, stmt in enumerate(block):
+            if isinstance(stmt, (gast.Break, gast.Continue)):
+                word = type(stmt).__name__.lower()
+                if word not in flags:
+                    flags[word] = self.unit.namer.fresh(f"with_{word}")
+                result.append(syntax.set_location(syntax.assign(flags[word], syntax.constant(True)), stmt.lineno))
+                return result   # what follows cannot run
+            if not _leaves(stmt):
+                result.append(stmt)
+                continue
+            if not isinstance(stmt, gast.If):
+                word = type(next(node for node in _own_statements([stmt])
+                                 if isinstance(node, (gast.Break, gast.Continue)))).__name__.lower()
+                raise self.unit.error(stmt, UnsupportedSyntaxError,
+                                      f"`{word}` inside a `with` block, in a `{type(stmt).__name__.lower()}` "
+                                      f"statement there", f"set a variable in the block and `{word}` after it")
+            stmt.body, stmt.orelse = self._lift_exits(stmt.body, flags), self._lift_exits(stmt.orelse, flags)
+            result.append(stmt)
+            set_flags = [syntax.name(flag) for flag in flags.values()]   # those the statements so far may set
+            rest = self._lift_exits(block[index + 1:], flags)
+            if rest:
+                test = gast.UnaryOp(op=gast.Not(), operand=set_flags[0] if len(set_flags) == 1 else
+                                    gast.BoolOp(op=gast.Or(), values=set_flags))
+                result.append(syntax.set_location(gast.If(test=test, body=rest, orelse=[]), rest[0].lineno))
+            return result
+        return result
+
+
+def _own_statements(block) -> List:
+    """The statements of ``block`` and of the compound statements in it, but not inside loops or functions
+    (a ``break`` there belongs to them)."""
+    found = []
+    for stmt in block:
+        found.append(stmt)
+        if isinstance(stmt, (gast.For, gast.While)):
+            found += _own_statements(stmt.orelse)
+        elif not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                found += _own_statements(getattr(stmt, field, None) or [])
+            for handler in getattr(stmt, "handlers", []):
+                found += _own_statements(handler.body)
+    return found
+
+
+def _leaves(stmt) -> bool:
+    """Whether ``stmt`` may run a ``break`` or ``continue`` of the loop around its ``with`` block."""
+    return any(isinstance(node, (gast.Break, gast.Continue)) for node in _own_statements([stmt]))

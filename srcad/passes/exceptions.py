@@ -20,9 +20,13 @@ A ``return``, ``break`` or ``continue`` ending the ``try`` body runs after it,
 when ``ok`` (the body's value kept in a new name).  The path taken is then a
 branch like any other, recorded in reverse mode, and every statement that
 ran before the exception is differentiated (``passes/attempts.py``,
-``passes/regions.py``).  A ``finally`` clause runs after the handlers; an
-exception a handler or the ``else`` clause raises leaves before it runs (a
-known difference from Python).  Raises ``UnsupportedSyntaxError`` for forms it cannot make exact: a
+``passes/regions.py``).  A ``finally`` clause runs after the handlers; a
+``raise`` of a handler or the ``else`` clause (outside a loop there) keeps
+its exception in ``leaving``, the statements after it run only while
+``leaving is None``, and ``if leaving is not None: raise leaving`` follows
+the ``finally`` clause, as in Python; an exception an operation of a handler
+or of the ``else`` clause raises still leaves before the ``finally`` clause
+runs (a known difference from Python).  Raises ``UnsupportedSyntaxError`` for forms it cannot make exact: a
 ``try`` inside a ``try`` body, an exception type that is not a class
 reachable from the module (``except errors[0]:``), a ``return``, ``break``
 or ``continue`` elsewhere in the ``try`` body or anywhere in a ``try`` with
@@ -89,7 +93,8 @@ class Exceptions(Transformation):
         for inner in syntax.iter_statements(stmt.body):
             if isinstance(inner, gast.Try):
                 raise self.unit.error(inner, UnsupportedSyntaxError, "a `try` statement inside a `try` body",
-                                      "move the inner `try` into a function of its own, or merge the handlers")
+                                      "merge the handlers, or move the inner `try` into a module-level function "
+                                      "and call it (reverse mode calls its derivative)")
         handlers = [(self._types(handler), handler) for handler in stmt.handlers]
         passing = stmt.finalbody and all(types is not None for types, _ in handlers)
         if passing:   # what no handler catches is caught too, to run the `finally` clause before it leaves
@@ -112,6 +117,13 @@ class Exceptions(Transformation):
             syntax.annotate(group, GROUP, info)
             result.append(syntax.set_location(group, inner.lineno))
         dispatch = self._dispatch(handlers, caught)
+        leaving = self.unit.namer.fresh("leaving") if finalbody and _raises(orelse + dispatch) else None
+        if leaving:   # an exception the handlers or the `else` clause raise leaves after the `finally` clause
+            result.append(syntax.assign(leaving, syntax.constant(None)))
+            orelse, dispatch = _deferred(orelse, leaving), _deferred(dispatch, leaving)
+            finalbody = finalbody + [syntax.set_location(gast.If(
+                test=gast.Compare(left=syntax.name(leaving), ops=[gast.IsNot()], comparators=[syntax.constant(None)]),
+                body=[gast.Raise(exc=syntax.name(leaving), cause=None)], orelse=[]), stmt.finalbody[-1].lineno)]
         decision = gast.If(test=syntax.name(flag), body=tail + orelse, orelse=dispatch)
         syntax.annotate(decision, DECISION, info)
         result.append(syntax.set_location(decision, stmt.handlers[0].lineno if stmt.handlers else stmt.lineno))
@@ -210,6 +222,38 @@ def _exits(block):
                 yield from _exits(getattr(stmt, field, None) or [])
             for handler in getattr(stmt, "handlers", []):
                 yield from _exits(handler.body)
+
+
+def _raises(block) -> bool:
+    """Whether ``block`` has a ``raise`` (without ``from``) outside loops, functions and ``try`` statements."""
+    for stmt in block:
+        if isinstance(stmt, gast.Raise) and stmt.cause is None:
+            return True
+        if isinstance(stmt, gast.If) and _raises(stmt.body + stmt.orelse):
+            return True
+    return False
+
+
+def _deferred(block, leaving) -> List:
+    """``block`` with each ``raise e`` (outside loops) made ``leaving = e``, and what follows a statement that
+    may run one under ``if leaving is None:``."""
+    result = []
+    for index, stmt in enumerate(block):
+        if isinstance(stmt, gast.Raise) and stmt.cause is None:
+            exception = stmt.exc if stmt.exc is not None else syntax.name(leaving)
+            result.append(syntax.set_location(syntax.assign(leaving, exception), stmt.lineno))
+            return result   # what follows cannot run
+        if not (isinstance(stmt, gast.If) and _raises([stmt])):
+            result.append(stmt)
+            continue
+        stmt.body, stmt.orelse = _deferred(stmt.body, leaving), _deferred(stmt.orelse, leaving)
+        result.append(stmt)
+        rest = _deferred(block[index + 1:], leaving)
+        if rest:
+            test = gast.Compare(left=syntax.name(leaving), ops=[gast.Is()], comparators=[syntax.constant(None)])
+            result.append(syntax.set_location(gast.If(test=test, body=rest, orelse=[]), rest[0].lineno))
+        return result
+    return result
 
 
 def _reraises(block) -> bool:

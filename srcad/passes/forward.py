@@ -30,6 +30,7 @@ from ..errors import SrcadError
 from ..frontend import syntax
 from ..templates import FORWARD
 from .activity import carries_derivative
+from .attempts import ALONE
 from .grad_hooks import HOOK
 from ..analysis.blocks import (array_names, definitely_bound, is_append, is_pop, is_store, loop_carried,
                                target_name)
@@ -96,7 +97,12 @@ class ForwardMode(Transformation):
                 self.defined.add(stmt.targets[0].id)
                 self.zero.discard(stmt.targets[0].id)
                 self.owned.discard(stmt.targets[0].id)
-                return [forward_statement(self.unit, stmt, self.activity, self._tangent_of)]
+                pair = forward_statement(self.unit, stmt, self.activity, self._tangent_of)
+                if not syntax.annotation(stmt, ALONE):
+                    return [pair]
+                alone = syntax.expr_stmt(syntax.clone(stmt.value))   # in a try: f's call alone, in the real try
+                syntax.annotate(alone, "primal", True)
+                return [syntax.set_location(alone, stmt.lineno), pair]
             tangent = self._statement(stmt) if self.activity.is_active(stmt.targets[0]) else []
             target = stmt.targets[0].id
             if target in bound and tangent and not any(target in syntax.loaded_names(t) for t in tangent):

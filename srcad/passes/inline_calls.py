@@ -25,6 +25,8 @@ A helper is accepted when all of these hold, else its calls stay calls:
 - every use of its name, in f and in the other accepted helpers, is a call
   with arguments it declares, in a statement's own expression: not in a
   ``while`` test, a lambda, a comprehension, ``and``/``or`` or ``a if c else b``;
+- it holds no ``try`` (itself or through the helpers it calls) where it is
+  called inside a ``try`` body;
 - its local names are not names f or another helper reads from outside, and
   the names it reads from outside are not local to f or another helper.
 
@@ -309,34 +311,64 @@ def _recursive(accepted) -> Set[str]:
 
 
 def _badly_used(root, accepted) -> Set[str]:
-    """Helpers used other than by a plain call they can take, in a place the call can be inlined from."""
+    """Helpers used other than by a plain call they can take, in a place the call can be inlined from (a helper
+    that holds a ``try``, itself or through the helpers it calls, is not inlined into a ``try`` body: srcad
+    differentiates no ``try`` inside another; its derivative is called instead)."""
     bad = set()
+    trying = _holding_try(accepted)
     for tree in [root] + [p.tree for p in accepted.values()]:
         local = _local_names(tree) if tree is not root else _local_names(root)
         for stmt in tree.body:
-            _check_uses(stmt, accepted, local, bad, conditional=False)
+            _check_uses(stmt, _Uses(accepted, local, bad, trying), conditional=False, in_try=False)
     return bad
 
 
-def _check_uses(node, accepted, local, bad, conditional):
+def _holding_try(accepted) -> Set[str]:
+    """The helpers whose inlined body would hold a ``try``."""
+    holding = {name for name, parsed in accepted.items()
+               if any(isinstance(node, gast.Try) for node in syntax.walk(parsed.tree))}
+    grown = True
+    while grown:
+        before = len(holding)
+        holding |= {name for name, parsed in accepted.items() if set(_called_names(parsed.tree)) & holding}
+        grown = len(holding) > before
+    return holding
+
+
+class _Uses:
+    """What ``_check_uses`` reads and fills: the accepted helpers, the local names, the bad helpers found, and
+    the helpers holding a ``try``."""
+
+    def __init__(self, accepted, local, bad, trying):
+        self.accepted, self.local, self.bad, self.trying = accepted, local, bad, trying
+
+
+def _check_uses(node, uses: _Uses, conditional, in_try):
     if isinstance(node, gast.While):
-        _check_uses(node.test, accepted, local, bad, conditional=True)
+        _check_uses(node.test, uses, conditional=True, in_try=in_try)
         for child in node.body + node.orelse:
-            _check_uses(child, accepted, local, bad, conditional)
+            _check_uses(child, uses, conditional, in_try)
         return
-    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in accepted \
-            and node.func.id not in local:
-        if conditional or not _call_fits(node, accepted[node.func.id].tree):
-            bad.add(node.func.id)
+    if isinstance(node, gast.Try):
+        for child in node.body:
+            _check_uses(child, uses, conditional, in_try=True)
+        for child in node.handlers + node.orelse + node.finalbody:
+            _check_uses(child, uses, conditional, in_try)
+        return
+    if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id in uses.accepted \
+            and node.func.id not in uses.local:
+        name = node.func.id
+        if conditional or not _call_fits(node, uses.accepted[name].tree) or in_try and name in uses.trying:
+            uses.bad.add(name)
         for child in node.args + [kw.value for kw in node.keywords]:
-            _check_uses(child, accepted, local, bad, conditional)
+            _check_uses(child, uses, conditional, in_try)
         return
-    if isinstance(node, gast.Name) and node.id in accepted and node.id not in local:
-        bad.add(node.id)   # used as a value, not called
+    if isinstance(node, gast.Name) and node.id in uses.accepted and node.id not in uses.local:
+        uses.bad.add(node.id)   # used as a value, not called
         return
     conditional = conditional or isinstance(node, _CONDITIONAL)
     for child in gast.iter_child_nodes(node):
-        _check_uses(child, accepted, local, bad, conditional)
+        _check_uses(child, uses, conditional, in_try)
 
 
 def _call_fits(call, tree) -> bool:

@@ -18,7 +18,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
 - ``list(X)`` is a list comprehension; ``tuple(X)``, ``set(X)``,
   ``frozenset(X)``, ``sorted(X)`` and ``dict(X)`` receive one (``dict(d)``
   of a name is left as it is: a dict to copy or a list of pairs) (a literal
-  ``tuple([a, b])`` is the tuple ``(a, b)``); ``dict(a=e)`` is ``{'a': e}``;
+  ``tuple([a, b])`` is the tuple ``(a, b)``; ``sorted(xs)`` of a list or
+  array made in f is left as it is: sorted makes the new list); ``dict(a=e)`` is ``{'a': e}``;
   ``{k: v for ...}`` is ``dict([(k, v) for ...])``; ``{a, b}`` is
   ``set([a, b])`` and ``{e for ...}`` is ``set([e for ...])``;
 - ``min``, ``max``, ``sum`` and ``math.fsum`` of one iterable receive a list;
@@ -26,6 +27,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   statement is preceded by ``sequence_length(name)``, which raises
   ``UnsupportedValueError`` at run time for a dict (whose keys they would
   add), a set or another iterable;
+- ``xs.insert(i, v)`` on a list no other name holds is a new list built by a
+  comprehension (``list_inserts``);
 - then list comprehensions become append loops and assignment expressions
   statements (``comprehensions``), before ``inline`` puts local functions'
   bodies in place of their calls (a call in a comprehension's element runs
@@ -51,6 +54,7 @@ from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
+from .list_inserts import rewrite_list_inserts
 from ..runtime.containers import sequence_length
 from .loops import positional, unordered
 from .numpy_forms import callee
@@ -67,12 +71,14 @@ class Iteration(Transformation):
     name = "iteration"
 
     def transform(self, unit):
+        inserted = any([rewrite_list_inserts(unit, function) for function in syntax.walk(unit.tree)
+                        if isinstance(function, gast.FunctionDef)])
         rewriter = _Rewriter(unit)
         rewriter.visit(unit.tree)
         unit.tree.body = _guarded_reductions(unit, unit.tree.body)
         lowered = any(isinstance(node, (gast.ListComp, gast.NamedExpr)) for node in gast.walk(unit.tree))
         unit.tree.body = lower_assignment_expressions(unit, lower_comprehensions(unit, unit.tree.body))
-        return rewriter.changed or lowered
+        return rewriter.changed or lowered or inserted
 
 
 _REDUCTIONS = (builtins.sum, builtins.min, builtins.max, math.fsum)
@@ -215,6 +221,8 @@ class _Rewriter(gast.NodeTransformer):
             node.args[0] = self._comprehension(pair, syntax.store(key), first, [])
             return node
         needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY
+        if function is builtins.sorted and isinstance(first, gast.Name) and positional(first, self.unit.tree.body):
+            return node   # a list or array made in f: sorted makes the new list itself, no copy first
         if needs_list:
             node.args[0] = self._as_list(first, lazy_ok=False, copy=function in _BUILDERS)
         return node

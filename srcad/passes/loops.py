@@ -12,6 +12,7 @@ range(length):`` binds ``target`` from the index at the top of the body.
 - ``d.keys()``, ``d.values()`` and ``d.items()`` read the keys once
   (``keys = mapping_keys(d)``, which raises for what is not a dict), then
   ``keys[index]`` and ``d[keys[index]]``; a dict made in f is read the same way;
+  so is ``for k in d:`` over a name of unknown type whose body reads ``d[k]``;
 - ``enumerate(xs)`` counts with the user's own name (``enumerate(xs, start)``
   with ``i = i_index + start``), ``zip(a, b)`` stops at the shorter
   sequence, ``reversed(xs)`` counts down;
@@ -78,6 +79,9 @@ class CanonicalLoops:
             target = syntax.store(index)
         elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
             index, new_iter = self._simple(builtin, iterator, target, loop, before, prologue)
+            target = syntax.store(index)
+        elif _keys_loop(iterator, target, loop, self.unit.tree.body):   # ``for k in d:`` reading ``d[k]``
+            index, new_iter = self._combined(_keys_view(iterator), target, loop, before, prologue)
             target = syntax.store(index)
         else:
             sequence = self._hoisted(iterator, before, loop)
@@ -286,6 +290,26 @@ def _dict_view(node) -> bool:
     """Whether ``node`` is ``<expression>.keys()``, ``.values()`` or ``.items()`` (a method, not a resolved function)."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in _DICT_VIEWS \
         and not node.args and not node.keywords and annotation(node.func, "ref") is None
+
+
+def _keys_loop(iterator, target, loop, body) -> bool:
+    """Whether ``for target in iterator:`` is a loop over a dict's keys: ``iterator`` is a name of unknown type
+    the body does not rebind and reads as ``iterator[target]`` (a list read by its own items would be unusual;
+    ``mapping_keys`` refuses one when the derivative runs)."""
+    if not (isinstance(iterator, gast.Name) and isinstance(target, gast.Name)) or positional(iterator, body) \
+            or unordered(iterator, body):
+        return False
+    inside = gast.Module(body=loop.body, type_ignores=[])
+    if iterator.id in syntax.stored_names(inside):
+        return False
+    return any(isinstance(node, gast.Subscript) and isinstance(node.value, gast.Name) and node.value.id == iterator.id
+               and isinstance(node.slice, gast.Name) and node.slice.id == target.id for node in syntax.walk(inside))
+
+
+def _keys_view(mapping):
+    """``mapping.keys()``, the loop ``for k in mapping:`` reading ``mapping[k]`` means."""
+    method = gast.Attribute(value=syntax.clone(mapping), attr="keys", ctx=gast.Load())
+    return gast.copy_location(gast.Call(func=method, args=[], keywords=[]), mapping)
 
 
 def positional(node, body) -> bool:

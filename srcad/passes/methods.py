@@ -18,6 +18,8 @@ known objects) is rewritten after what it runs (``receivers.plan_of``):
 - a function with a rule held by an object (``self.act = np.tanh``) stays
   as written, annotated ``ref`` with that function (as is any other callable
   held, so a missing rule is reported by name);
+- a partial made in f and called there is written out first
+  (``local_partials``);
 - ``p(x)`` of a ``functools.partial`` becomes ``p.func(p.args[0], x,
   k=p.keywords['k'])``, itself resolved;
 - a property read of an object whose attributes are differentiated
@@ -50,6 +52,7 @@ from ..errors import UnsupportedSyntaxError, located
 from ..frontend import syntax
 from ..operators import METHODS
 from ..analysis.mutation import MUTATING_METHODS
+from .local_partials import expand_local_partials
 from .receivers import Plan, Property, Scope, is_user_object, plan_of
 from . import Transformation
 
@@ -86,13 +89,14 @@ def resolve_calls(unit, parsed, tree, receivers: Dict[str, Tuple]) -> bool:
     """Rewrite the calls of ``tree`` (the code of ``parsed.func``) through known objects; True if any changed."""
     for name in syntax.names_in(tree):
         unit.namer.reserve(name)
+    expanded = expand_local_partials(unit, parsed, tree)
     scope = Scope(parsed.func, tree, receivers)
     if _unroll_mixed_loops(unit, scope, tree):   # one copy of the body per object: each resolved alone
         scope = Scope(parsed.func, tree, receivers)
     resolver = _Resolver(unit, parsed, scope, _differentiated_objects(unit, scope, tree))
     _refuse_attribute_stores(parsed, tree)
     tree.body = [resolver.visit(stmt) for stmt in tree.body]
-    return resolver.changed
+    return resolver.changed or expanded
 
 
 MAX_UNROLLED = 16

@@ -142,8 +142,11 @@ class Regions(Transformation):
             (rest if derivative else guarded).append(stmt)
         if not any(syntax.annotation(stmt, "primal") for stmt in guarded):
             raise self.unit.error(marker, UnsupportedSyntaxError,
-                                  "a call that runs with its derivative, inside a `try` body",
-                                  "call the function before the `try` statement, or define it in f's module")
+                                  "a call of a function srcad does not inline, inside a `try` body: in forward "
+                                  "mode it runs together with its derivative, so an exception of the derivative "
+                                  "could be taken for one of f's",
+                                  "use reverse mode (`srcad.grad(f)`), which calls the function alone, or make "
+                                  "the call before the `try` statement")
         closing = body[end].value.args
         if closing and not isinstance(closing[0], gast.Name):   # its value was folded into the marker
             guarded.append(syntax.expr_stmt(closing[0]))

@@ -30,6 +30,7 @@ from __future__ import annotations
 from typing import Dict, List
 
 import copy
+import re
 
 import gast
 
@@ -143,10 +144,10 @@ class Views(Transformation):
                 link.hold_flag = self.unit.namer.fresh(f"{link.base}_holds_{link.viewer}")
         self.flagged[id(link)] = link
         test = syntax.name(link.flag)
+        if link.may_hold:   # `v = h[0]` of a list h: v may be the very array h holds, which no view test sees
+            test = gast.BoolOp(op=gast.Or(), values=[test, syntax.name(link.hold_flag)])
         if up:
             body = link.writeback(link.viewer, link.base, link.value)
-            if link.may_hold:
-                test = gast.BoolOp(op=gast.Or(), values=[test, syntax.name(link.hold_flag)])
         else:
             body = [syntax.assign(link.viewer, call_of(runtime.copied, [syntax.clone(link.refresh)]))]
         for child in children:
@@ -159,9 +160,18 @@ class Views(Transformation):
         line = self.unit.parsed.location(origin).lineno
         text = self.unit.parsed.line_text(origin.lineno).strip()
         construct = syntax.annotation(stmt, "construct") or _construct(stmt, name)
-        message = (f"{construct} changes `{name}` in place, and `{partner}` shares its memory "
-                   f"(line {line}: `{text}`) and is read afterwards; {why}")
-        return self.unit.error(stmt, AliasingError, message, _fix(name, partner, link))
+        spelled = {written for written in (partner, getattr(link, "viewer", None), getattr(link, "base", None))
+                   if written and re.search(rf"\b{re.escape(written)}\b", text)}
+        if partner not in spelled:   # a value srcad named (a loop's hoisted iterable): the line that makes it
+            message = (f"{construct} changes `{name}` in place, and a value made on line {line} (`{text}`) "
+                       f"shares its memory and is read afterwards; {why}")
+        else:
+            message = (f"{construct} changes `{name}` in place, and `{partner}` shares its memory "
+                       f"(line {line}: `{text}`) and is read afterwards; {why}")
+        fix = _fix(name, partner, link) if link is None or {link.viewer, link.base} <= spelled else (
+            f"make a copy on line {line} (`{name}.copy()` where that line reads `{name}`), or change a copy "
+            f"of `{name}`")
+        return self.unit.error(stmt, AliasingError, message, fix)
 
     # rewriting ----------------------------------------------------------------------
     def _insert(self, block) -> List:

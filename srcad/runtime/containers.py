@@ -16,7 +16,9 @@ Reverse mode saves what a store ``c[key] = v`` overwrites and puts it back in
 the backward pass: ``item_before(c, key)`` is a copy of ``c[key]``, or
 ``ABSENT`` when ``c`` is a dict without ``key``, and ``restore_item(c, key,
 saved)`` stores it back, or deletes the key the store added.
-``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()`` and
+``joined_lists_error()`` is what the rules of ``+`` and ``*`` raise when the
+operation joined or repeated lists (NumPy's rules would misplace their
+derivatives).  ``mapping_keys(d)`` lists a dict's keys for ``d.keys()``, ``d.values()``, ``for k in d:`` reading ``d[k]`` and
 ``d.items()`` loops, and raises the same way for a value that is no mapping.
 
 Example::
@@ -147,6 +149,21 @@ def check_unpacking(items, count: int) -> None:
     unpack(items)
 
 
+def joined_lists_error() -> UnsupportedValueError:
+    """The error for ``+`` or ``*`` that made a list or tuple (``[x] + ys``, ``[x] * 2``), met by the rules of
+    those operators, which are NumPy's: they would place a list's derivatives wrongly.
+
+    Example::
+
+        >>> type(joined_lists_error()).__name__
+        'UnsupportedValueError'
+    """
+    return UnsupportedValueError(
+        "`+` joined two lists or tuples (or `*` repeated one): srcad differentiates `+` and `*` of arrays and "
+        "numbers only, and a list's derivative would be misplaced; build the list item by item instead "
+        "(`zs = list(xs)`, then `zs.append(v)` for each new item), or join arrays with `np.concatenate`")
+
+
 def sequence_length(items) -> int:
     """``len(items)`` when iterating ``items`` gives ``items[0], items[1], ...``; else ``UnsupportedValueError``.
 
@@ -181,5 +198,6 @@ def mapping_keys(mapping) -> List:
     if isinstance(mapping, Mapping):
         return list(mapping)
     raise UnsupportedValueError(
-        f"iterating over `.keys()`, `.values()` or `.items()` of a {type(mapping).__name__}: srcad knows these "
-        f"methods of dicts only; pass a dict, or build a list of the items before calling f")
+        f"iterating over the keys of a {type(mapping).__name__}: srcad reads `.keys()`, `.values()`, `.items()` "
+        f"and a loop `for k in d:` whose body reads `d[k]` as a dict's keys; pass a dict, or, to loop over a "
+        f"list's own items, write `for k in list(d):`")

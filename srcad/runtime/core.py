@@ -22,7 +22,7 @@ import numbers
 import numpy as np
 
 from ..errors import SeedError, UnsupportedValueError
-from .containers import add_structures
+from .containers import add_structures, joined_lists_error
 from .dispatch import as_array, is_duck_array
 
 
@@ -92,12 +92,7 @@ def _sequence_operand_grad(grad, like):
             return grad
     except ValueError:   # ragged
         pass
-    kind = like.__class__.__name__ if like.__class__ in (list, tuple) else grad.__class__.__name__
-    raise UnsupportedValueError(
-        f"a {kind} operand of `+` or `*` whose result has another length: srcad differentiates these "
-        f"operators element by element (NumPy's meaning), not as joining or repeating a {kind}; build the "
-        f"joined {kind} with an explicit loop (`zs = []`, then `zs.append(...)`), or use arrays with "
-        f"np.concatenate([a, b]) and np.tile(a, 2)")
+    raise joined_lists_error()
 
 
 def broadcast_like(tangent, like):
@@ -105,6 +100,8 @@ def broadcast_like(tangent, like):
     shape = np.shape(like)
     if np.shape(tangent) == shape:
         return tangent
+    if isinstance(like, (list, tuple)):
+        raise joined_lists_error()
     if is_duck_array(like):   # like's own chunks or device: a product, not a view of one block
         return tangent * np.ones_like(like, dtype=_float_dtype(like))
     return np.broadcast_to(tangent, shape)

@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ..errors import SrcadError
+from .containers import joined_lists_error
 from .dispatch import array_like, as_array, is_duck_array
 
 
@@ -278,6 +279,8 @@ def unarray(grad, obj):
 
     Example: ``unarray(np.array([[1.0, 2.0]]), [x])`` is ``[array([1., 2.])]`` for ``x`` of shape (2,).
     """
+    if isinstance(grad, (list, tuple)) and isinstance(obj, (list, tuple)) and len(grad) != len(obj):
+        raise joined_lists_error()   # ``[x] * 2``: the adjoint of a repeated list
     grad = np.reshape(grad, _natural_shape(obj))
     if isinstance(obj, (list, tuple)):
         return [unarray(piece, item) for piece, item in zip(grad, obj)]
