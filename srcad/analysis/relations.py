@@ -134,7 +134,7 @@ def relation(value, objects, local: Set[str], containers: Set[str]):
     if isinstance(value, gast.Call):
         return _call_relation(value, objects, local, containers)
     if isinstance(value, (gast.List, gast.Tuple, gast.Dict)):
-        return _held(value)
+        return _held(value, objects, local, containers)
     if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
         found = []
         for side in (value.left, value.right):
@@ -160,7 +160,7 @@ def _may_view(value, inner, objects, local, containers):
         [(inner.id, syntax.clone(value), None, frozenset(), False, None)] if isinstance(inner, gast.Name) else [])
 
 
-def _held(value):
+def _held(value, objects, local, containers):
     found = []
     keys = value.keys if isinstance(value, gast.Dict) else [syntax.constant(k) for k in range(len(value.elts))]
     items = value.values if isinstance(value, gast.Dict) else value.elts
@@ -168,7 +168,16 @@ def _held(value):
         if isinstance(item, gast.Name):
             writable = not isinstance(value, gast.Tuple) and isinstance(key, gast.Constant)
             found.append((item.id, None, element_writeback(key) if writable else None, frozenset(), True, key))
+        else:
+            found += held_through(item, objects, local, containers, key)
     return found
+
+
+def held_through(item, objects, local, containers, key=None):
+    """Held entries for a container holding ``item``, an expression that may be (a view of) an array some
+    names hold (``[h[0]]``, ``[v if c else w]``): the container holds what they may, with no way back."""
+    return [(base, None, None, frozenset(), True, key)
+            for base, *_ in relation(item, objects, local, containers)]
 
 
 def _call_relation(call, objects, local, containers):

@@ -36,7 +36,7 @@ import gast
 from ..frontend import syntax
 from .blocks import RETURN_VALUE
 from .elements import ScalarElements
-from .relations import Writeback, element_writeback, identity_writeback, relation
+from .relations import Writeback, element_writeback, held_through, identity_writeback, relation
 
 @dataclass(eq=False)
 class Link:
@@ -159,6 +159,10 @@ class Sharing:
         elif _appended(stmt) and isinstance(stmt.value.args[0], gast.Name):
             links.append(Link(stmt.value.args[0].id, stmt.value.func.value.id, stmt, stmt.value.args[0],
                               frozenset(), None, None, True))
+        elif _appended(stmt):   # `h2.append(h[k])`: h2 holds what h[k] may be
+            holder = stmt.value.func.value.id
+            links += [Link(base, holder, stmt, stmt.value.args[0], frozenset(), None, None, True)
+                      for base, *_ in held_through(stmt.value.args[0], objects, self.local, self.containers)]
         return links
 
     # reaching bindings -------------------------------------------------------------
