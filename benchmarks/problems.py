@@ -3,17 +3,20 @@
 Contract:
 - Each objective below is written the way a user would write it for NumPy:
   a Python loop where the problem is a loop (``logistic``, ``rnn``, ``pool``,
-  and ``lstm`` over time steps and layers, as ADBench writes it), vectorised
-  NumPy otherwise.  They return a Python or NumPy scalar and never modify
-  their arguments.  srcad differentiates them as they are; peers
-  (``benchmarks/peers.py``) run them or a line-for-line port.
+  ``matmul_loops`` and ``conv`` element by element, ``lstm`` over time steps
+  and layers, as ADBench writes it, ``heat`` over time steps of a vectorised
+  stencil), vectorised NumPy otherwise.  They return a Python or NumPy
+  scalar and never modify their arguments.  srcad differentiates them as
+  they are; peers (``benchmarks/peers.py``) run them, a line-for-line port,
+  or (jax, for long loops) the port a jax user would write.  Other
+  spellings of each live in ``benchmarks/formulations.py``.
 - ``PROBLEMS`` maps a problem name to a ``Problem``: the objective, the
   names of the parameters the gradient is taken with respect to (``wrt``, in
   the objective's positional order), and ``make_inputs(size, rng)``, which
   returns the objective's positional arguments for ``size`` ``"full"`` (the
   sizes of the issue) or ``"quick"`` (tiny sizes for the smoke test and
-  ``run.py --quick``).  Inputs are float64 and lie inside each objective's
-  domain.
+  ``run.py --quick``).  Inputs are float64 (the heat equation's step count
+  is an int) and lie inside each objective's domain.
 - Problem order in ``PROBLEMS`` is the order of the results table.
 
 Example::
