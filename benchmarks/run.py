@@ -105,7 +105,7 @@ if THREADS:
 from formulations import EVERY_FUNCTION, formulations_of  # noqa: E402
 from overheads import environment, measure_overheads  # noqa: E402
 from problems import PROBLEMS  # noqa: E402
-from readme_section import write_readme  # noqa: E402
+from readme_section import replace_section, write_readme  # noqa: E402
 from report import progress_line, report  # noqa: E402
 from timing import SRCAD_COLUMNS, run_problem, steady_allocator  # noqa: E402
 
@@ -135,6 +135,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     unknown = [n for n in names if n not in EVERY_FUNCTION]
     if unknown:
         parser.error(f"unknown problem(s) {', '.join(unknown)}; choose from {', '.join(EVERY_FUNCTION)}")
+    if options.readme:   # refuse a README without the markers now, not after the run
+        try:
+            replace_section(Path(options.readme).read_text(encoding="utf-8"), "")
+        except (OSError, ValueError) as error:
+            parser.error(f"--readme {options.readme}: {error}")
     functions = []
     for name in names:
         chosen = formulations_of(name) if name in PROBLEMS and not options.originals else [EVERY_FUNCTION[name]]

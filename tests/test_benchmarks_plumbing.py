@@ -13,6 +13,7 @@ Contract:
   written) a text without both markers once each, in order; the README has
   them.
 - ``run.py --readme PATH`` writes the tables into a copy of the README, and
+  refuses a README without the markers before measuring anything;
   ``--problems`` takes a single formulation and refuses unknown names.
 """
 from __future__ import annotations
@@ -146,3 +147,11 @@ def test_run_takes_a_single_formulation_and_refuses_unknown_names():
     assert not any(line.startswith(("rnn ", "rnn/zip ")) for line in lines)
     refused = _run("--quick", "--problems", "rnn/nonesuch")
     assert refused.returncode == 2 and "rnn/nonesuch" in refused.stderr
+
+
+def test_run_refuses_a_readme_without_markers_before_running(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text("# no tables here\n", encoding="utf-8")
+    refused = _run("--quick", "--peers", "none", "--problems", "rosenbrock", "--readme", str(readme), timeout=60)
+    assert refused.returncode == 2 and "exactly once" in refused.stderr and "rosenbrock:" not in refused.stderr
+    assert readme.read_text(encoding="utf-8") == "# no tables here\n"
