@@ -83,7 +83,9 @@ def format_seconds(seconds: Optional[float]) -> str:
 
 
 def format_ratio(ratio: float) -> str:
-    """A ratio with one decimal, none from 100 on."""
+    """A ratio with one decimal (two below 0.1, so it never reads 0.0), none from 100 on."""
+    if ratio < 0.1:
+        return f"{ratio:.2f}"
     return f"{ratio:.1f}" if ratio < 100 else f"{ratio:.0f}"
 
 
