@@ -2,13 +2,14 @@
 
 Contract:
 - ``measure_overheads(row, cache_root, quick)`` fills ``row.overheads`` for a
-  problem srcad can differentiate (reverse mode neither ``unsupported`` nor
-  ``error``), in seconds or None where a measurement could not be made:
-  ``first transform`` and ``disk load``, a new process getting the
-  derivative ready with an empty, then a filled, disk cache under
+  problem or formulation (``formulations.EVERY_FUNCTION``) srcad can
+  differentiate (reverse mode neither ``unsupported`` nor ``error``), in
+  seconds or None where a measurement could not be made: ``first
+  transform`` and ``disk load``, a new process getting the derivative
+  ready with an empty, then a filled, disk cache under
   ``cache_root`` (``new_process_seconds``); ``rebuild rev`` and ``rebuild
   fwd``, a transformation in this process with the disk cache off and the
-  memory cache cleared (``rebuild_seconds``); ``call overhead``, what the
+  memory caches emptied (``rebuild_seconds``); ``call overhead``, what the
   ``srcad.grad`` object adds to calling its generated function
   (``call_overhead_seconds``).
 - ``environment(**values)`` sets environment variables for a ``with``
@@ -16,9 +17,9 @@ Contract:
   cache at a temporary directory.
 - It uses only srcad's public entry points and the ``srcad.grad`` object's
   attributes (``_compiled``, ``_scalar_function``, ``_rank_variants``) and
-  ``srcad.api._MEMORY``, and gives None when they are missing.  It restores
-  the environment variables and the derivative's attributes it changes;
-  a rebuild leaves srcad's memory cache cleared.
+  ``srcad.api._MEMORY`` and ``srcad.derivative._BY_FUNCTION``, and gives
+  None when they are missing.  It restores the environment variables, the
+  caches and the derivative's attributes it changes.
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import time
+import weakref
 from pathlib import Path
 from typing import Optional
 
@@ -36,6 +38,7 @@ import numpy as np
 
 import srcad
 import srcad.api
+import srcad.derivative
 from problems import Problem
 from timing import Row, loop_seconds
 
@@ -58,15 +61,25 @@ def environment(**values):
 
 
 def rebuild_seconds(problem: Problem, mode: str) -> Optional[float]:
-    """Seconds to transform ``problem`` again in this process: disk cache off, memory cache cleared."""
+    """Seconds to transform ``problem`` again in this process: disk cache off, memory caches emptied.
+
+    srcad shares one derivative object per function and options
+    (``srcad.derivative._BY_FUNCTION``) and keeps built modules in
+    ``srcad.api._MEMORY``: both are swapped for empty ones during the build
+    (so it is a real transformation, callees included) and put back after.
+    """
     memory = getattr(srcad.api, "_MEMORY", None)
-    if memory is None:
+    shared = getattr(srcad.derivative, "_BY_FUNCTION", None)
+    if memory is None or shared is None:
         return None
     with environment(SRCAD_CACHE="0"):
-        memory.clear()
-        start = time.perf_counter()
-        srcad.source(problem.function, wrt=problem.wrt, mode=mode)
-        return time.perf_counter() - start
+        srcad.api._MEMORY, srcad.derivative._BY_FUNCTION = {}, weakref.WeakKeyDictionary()
+        try:
+            start = time.perf_counter()
+            srcad.source(problem.function, wrt=problem.wrt, mode=mode)
+            return time.perf_counter() - start
+        finally:
+            srcad.api._MEMORY, srcad.derivative._BY_FUNCTION = memory, shared
 
 
 def call_overhead_seconds(problem: Problem, args) -> Optional[float]:
@@ -111,8 +124,8 @@ import json, sys, time
 sys.path.insert(0, sys.argv[1])
 import numpy as np
 import srcad
-from problems import PROBLEMS
-problem = PROBLEMS[sys.argv[2]]
+from formulations import EVERY_FUNCTION
+problem = EVERY_FUNCTION[sys.argv[2]]
 args = problem.make_inputs("quick", np.random.default_rng(0))   # the code does not depend on sizes
 problem.function(*args)                      # NumPy's own first-call costs are not srcad's
 start = time.perf_counter()
@@ -152,7 +165,7 @@ def measure_overheads(row: Row, cache_root: Path, quick: bool) -> None:
     if row.cells["srcad rev"].status in ("unsupported", "error"):
         return
     args = problem.make_inputs("quick" if quick else "full", np.random.default_rng(0))
-    cache = cache_root / problem.name
+    cache = cache_root / problem.name.replace("/", "--")
     row.overheads["first transform"] = new_process_seconds(problem, cache)
     row.overheads["disk load"] = new_process_seconds(problem, cache)
     rebuilds = [rebuild_seconds(problem, "reverse") for _ in range(1 if quick else 3)]

@@ -134,11 +134,44 @@ def lstm_scan_functional(main_params, extra_params, state, sequence):
     return -total / ((sequence.shape[0] - 1) * sequence.shape[1])
 
 
+def heat_scan_functional(u, alpha, steps):
+    """``problems.heat`` with its time loop as ``jax.lax.fori_loop`` (jax only); the step is unchanged."""
+    def step(_, u):
+        return np.concatenate((u[:1], u[1:-1] + alpha * (u[2:] - 2.0 * u[1:-1] + u[:-2]), u[-1:]))   # noqa: F821
+
+    u = jax.lax.fori_loop(0, steps, step, u)   # noqa: F821
+    return np.sum(u * u)   # noqa: F821
+
+
+def conv_functional(x, K, b):
+    """``problems.conv`` without element stores: the output is an array of sums built in loops."""
+    def pixel(o, i, j):
+        total = b[o]
+        for c in range(K.shape[1]):
+            for di in range(K.shape[2]):
+                for dj in range(K.shape[3]):
+                    total = total + K[o, c, di, dj] * x[c, i + di, j + dj]
+        return total
+
+    h, w = x.shape[1] - K.shape[2] + 1, x.shape[2] - K.shape[3] + 1
+    out = np.array([[[pixel(o, i, j) for j in range(w)] for i in range(h)] for o in range(K.shape[0])])   # noqa: F821
+    return np.sum(np.tanh(out) ** 2)   # noqa: F821
+
+
+def conv_lax_functional(x, K, b):
+    """``problems.conv`` as a jax user writes a convolution layer: ``jax.lax.conv`` (jax only)."""
+    out = jax.lax.conv(x[None], K, (1, 1), "VALID")[0] + b[:, None, None]   # noqa: F821
+    return np.sum(np.tanh(out) ** 2)   # noqa: F821
+
+
 # problems whose objective stores into an array, and the functional port to run instead
-FUNCTIONAL_PORTS = {"pool": "pool_functional", "gmm": "gmm_functional", "matmul_loops": "matmul_loops_functional"}
+FUNCTIONAL_PORTS = {"pool": "pool_functional", "gmm": "gmm_functional", "matmul_loops": "matmul_loops_functional",
+                    "conv": "conv_functional"}
 # jax traces Python loops op by op: the unrolled 1023-step LSTM takes about a minute per eager
-# gradient and more than 15 GB to compile under jit, so jax runs the LSTM's time loop as a scan
-JAX_PORTS = dict(FUNCTIONAL_PORTS, lstm="lstm_scan_functional")
+# gradient and more than 15 GB to compile under jit, so jax runs the LSTM's and the heat equation's
+# time loops as a scan or fori_loop, and the convolution as jax.lax.conv, as a jax user would
+JAX_PORTS = dict(FUNCTIONAL_PORTS, lstm="lstm_scan_functional", heat="heat_scan_functional",
+                 conv="conv_lax_functional")
 
 
 class TorchNumPy:

@@ -3,17 +3,20 @@
 Contract:
 - Each objective below is written the way a user would write it for NumPy:
   a Python loop where the problem is a loop (``logistic``, ``rnn``, ``pool``,
-  and ``lstm`` over time steps and layers, as ADBench writes it), vectorised
-  NumPy otherwise.  They return a Python or NumPy scalar and never modify
-  their arguments.  srcad differentiates them as they are; peers
-  (``benchmarks/peers.py``) run them or a line-for-line port.
+  ``matmul_loops`` and ``conv`` element by element, ``lstm`` over time steps
+  and layers, as ADBench writes it, ``heat`` over time steps of a vectorised
+  stencil), vectorised NumPy otherwise.  They return a Python or NumPy
+  scalar and never modify their arguments.  srcad differentiates them as
+  they are; peers (``benchmarks/peers.py``) run them, a line-for-line port,
+  or (jax, for long loops) the port a jax user would write.  Other
+  spellings of each live in ``benchmarks/formulations.py``.
 - ``PROBLEMS`` maps a problem name to a ``Problem``: the objective, the
   names of the parameters the gradient is taken with respect to (``wrt``, in
   the objective's positional order), and ``make_inputs(size, rng)``, which
   returns the objective's positional arguments for ``size`` ``"full"`` (the
   sizes of the issue) or ``"quick"`` (tiny sizes for the smoke test and
-  ``run.py --quick``).  Inputs are float64 and lie inside each objective's
-  domain.
+  ``run.py --quick``).  Inputs are float64 (the heat equation's step count
+  is an int) and lie inside each objective's domain.
 - Problem order in ``PROBLEMS`` is the order of the results table.
 
 Example::
@@ -176,6 +179,45 @@ def matmul_loops(B, C):
     return np.sum(A * A)
 
 
+def heat(u, alpha, steps):
+    """Energy of a 1-D heat equation's state after ``steps`` explicit steps from ``u``; ends held fixed.
+
+    Each step adds ``alpha`` times the discrete Laplacian (vectorised slices)
+    to the interior; ``alpha <= 0.5`` keeps the scheme stable.
+    """
+    for _ in range(steps):
+        u = np.concatenate((u[:1], u[1:-1] + alpha * (u[2:] - 2.0 * u[1:-1] + u[:-2]), u[-1:]))
+    return np.sum(u * u)
+
+
+def conv(x, K, b):
+    """A 2-D convolution layer (valid, stride 1) with tanh, as loops; the sum of squares of its output.
+
+    ``x`` is (channels in, height, width), ``K`` is (channels out, channels
+    in, kernel height, kernel width), ``b`` one bias per output channel.
+    """
+    c_out, c_in, kh, kw = K.shape
+    h = x.shape[1] - kh + 1
+    w = x.shape[2] - kw + 1
+    out = np.zeros((c_out, h, w))
+    for o in range(c_out):
+        for i in range(h):
+            for j in range(w):
+                total = b[o]
+                for c in range(c_in):
+                    for di in range(kh):
+                        for dj in range(kw):
+                            total = total + K[o, c, di, dj] * x[c, i + di, j + dj]
+                out[o, i, j] = total
+    return np.sum(np.tanh(out) ** 2)
+
+
+def logreg(w, b, X, y):
+    """Mean logistic loss of a linear classifier on samples ``X`` with labels ``y`` in {-1, 1}."""
+    margins = y * (X @ w + b)
+    return np.mean(np.log1p(np.exp(-margins)))
+
+
 # --------------------------------------------------------------------------
 # inputs
 
@@ -248,6 +290,28 @@ def _matmul_loops_inputs(size, rng):
     return rng.normal(0.0, 1.0, (n, n)), rng.normal(0.0, 1.0, (n, n))
 
 
+def _heat_inputs(size, rng):
+    n, steps = (10_000, 1000) if size == "full" else (12, 5)
+    grid = np.linspace(0.0, 1.0, n)
+    u = np.sin(np.pi * grid) + 0.1 * rng.normal(0.0, 1.0, n)
+    return u, 0.25, steps
+
+
+def _conv_inputs(size, rng):
+    c_in, c_out, side = (2, 3, 10) if size == "full" else (2, 2, 5)
+    x = rng.normal(0.0, 1.0, (c_in, side, side))
+    K = rng.normal(0.0, 1.0 / math.sqrt(9 * c_in), (c_out, c_in, 3, 3))
+    return x, K, rng.normal(0.0, 0.1, c_out)
+
+
+def _logreg_inputs(size, rng):
+    n, d = (100_000, 20) if size == "full" else (8, 3)
+    X = rng.normal(0.0, 1.0, (n, d))
+    w_true = rng.normal(0.0, 1.0, d)
+    y = np.where(X @ w_true + rng.normal(0.0, 1.0, n) > 0.0, 1.0, -1.0)
+    return rng.normal(0.0, 0.1, d), 0.1, X, y
+
+
 # --------------------------------------------------------------------------
 # the table
 
@@ -280,4 +344,7 @@ PROBLEMS: Dict[str, Problem] = {p.name: p for p in [
     Problem("pool", pool, ("B",), _pool_inputs, "element-store loop, 32x32"),
     Problem("matmul_loops", matmul_loops, ("B", "C"), _matmul_loops_inputs,
             "matrix product as three loops of element updates, 16x16"),
+    Problem("heat", heat, ("u", "alpha"), _heat_inputs, "1-D heat equation, 10^4 points, 10^3 explicit steps"),
+    Problem("conv", conv, ("K", "b"), _conv_inputs, "2-D convolution layer as loops, 2->3 channels, 10x10, 3x3"),
+    Problem("logreg", logreg, ("w", "b"), _logreg_inputs, "logistic regression, 10^5 samples, 20 features"),
 ]}

@@ -1,15 +1,19 @@
 """Time srcad's gradients against the NumPy primal and against other AD tools.
 
-Run ``python benchmarks/run.py [--quick] [--problems a,b] [--peers p,q] [--markdown]``.
+Run ``python benchmarks/run.py [--quick] [--problems a,b/c] [--originals] [--peers p,q] [--markdown]
+[--readme [PATH]]``.
 
 Contract:
-- For every problem of ``benchmarks/problems.py`` it times, in this one
-  process and on the same inputs: the NumPy primal ``f``; srcad's reverse
-  mode gradient (``srcad.grad(f, wrt=...)``); srcad's forward mode, one JVP
+- For every problem of ``benchmarks/problems.py`` and every other
+  formulation of it (``benchmarks/formulations.py``; ``--originals``: none)
+  it times, in this one process and on the same inputs: the NumPy primal
+  ``f``; srcad's reverse mode gradient (``srcad.grad(f, wrt=...)``); srcad's forward mode, one JVP
   with a random tangent per ``wrt`` parameter
-  (``srcad.autodiff(f, wrt=..., mode='forward')``); and the gradient from
-  every peer of ``benchmarks/peers.py`` that imports (autograd, jax eager,
-  ``jax.jit``, torch eager, tangent-ad).  Each callable runs in a loop long
+  (``srcad.autodiff(f, wrt=..., mode='forward')``); and, for the original
+  formulation, the gradient from every peer of ``benchmarks/peers.py`` that
+  imports (autograd, jax eager, ``jax.jit``, torch eager, tangent-ad).
+  ``--problems`` takes problem names (each with its formulations) and
+  single formulations (``rnn/dot``).  Each callable runs in a loop long
   enough to time (at least 50 ms), once per round, for 7 rounds (at least 3,
   fewer for calls over half a second; ``--quick``: tiny sizes, 3 short
   rounds), every callable of a problem in each round, with Python's garbage
@@ -25,10 +29,12 @@ Contract:
   derivative crashes).
 - A problem srcad cannot differentiate yet shows ``unsupported`` (a
   ``srcad.SrcadError``), one whose derivative crashes shows ``error``, each
-  with the error's class and message in a footnote; a peer that is not installed or
-  cannot run a problem shows ``n/a`` with its reason.  The run goes on.
-- It prints: the table of grad/f ratios with srcad's targets (from the
-  issue), the table of absolute medians, and srcad's overheads per problem:
+  with the error's class and message in a footnote; a peer that is not
+  installed or cannot run a problem shows ``n/a`` with its reason.  The run goes on.
+- It prints (``report.py``): the table of grad/f ratios with srcad's
+  targets (from the issue) and the worst formulation of each problem, the
+  ratios of every formulation, the table of absolute medians, and srcad's
+  overheads per problem (the worst over its formulations):
   the transformation in a new process with an empty disk cache ("first
   transform"), the time a new process takes to load the derivative from the
   disk cache, the transformation in this process with the disk cache off
@@ -43,18 +49,21 @@ Contract:
 - On Linux, glibc's malloc is told to keep freed memory (``mallopt``: mmap
   threshold 32 MB, trim threshold 1 GB), so large temporaries do not pay
   page faults on some calls and not others; ``--default-malloc`` skips it.
-- ``--markdown`` prints the same as Markdown tables, ready for the README.
+- ``--markdown`` prints the same as Markdown tables, ready for the README;
+  ``--readme`` also writes them into ``README.md`` (or ``PATH``) between
+  its two benchmark-table markers (``readme_section.py``), in place.
 - It asserts nothing about speed and writes nothing but a temporary cache
-  directory, removed at the end.
+  directory, removed at the end, and the README when asked.
 
-Modules: ``problems.py`` (the problems), ``checks.py`` (the correctness
-checks), ``timing.py`` (checking then timing one problem), ``overheads.py``
-(srcad's own costs), ``peers.py`` (the other AD tools), ``report.py`` (the
-tables); this file reads the options, runs them in order and prints.
+Modules: ``problems.py`` (the problems), ``formulations.py`` (their other
+spellings), ``checks.py`` (the correctness checks), ``timing.py`` (checking
+then timing one problem), ``overheads.py`` (srcad's own costs), ``peers.py``
+(the other AD tools), ``report.py`` (the tables), ``readme_section.py`` (the
+README's copy); this file reads the options, runs them in order and prints.
 
 Example::
 
-    $ python benchmarks/run.py --quick --problems rosenbrock,logistic
+    $ python benchmarks/run.py --quick --problems rosenbrock,logistic/np
 """
 from __future__ import annotations
 
@@ -93,8 +102,10 @@ if THREADS:
         os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "")
                                    + " --xla_cpu_multi_thread_eigen=false").strip()
 
+from formulations import EVERY_FUNCTION, formulations_of  # noqa: E402
 from overheads import environment, measure_overheads  # noqa: E402
 from problems import PROBLEMS  # noqa: E402
+from readme_section import replace_section, write_readme  # noqa: E402
 from report import progress_line, report  # noqa: E402
 from timing import SRCAD_COLUMNS, run_problem, steady_allocator  # noqa: E402
 
@@ -103,9 +114,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     """Run the benchmark as the command line ``argv`` says and print the report; 1 if a gradient was wrong."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="tiny sizes and few repeats (a smoke test)")
-    parser.add_argument("--problems", help=f"comma-separated subset of: {', '.join(PROBLEMS)}")
+    parser.add_argument("--problems", help=f"comma-separated problems (each with its formulations) or single "
+                                           f"formulations like rnn/dot; problems: {', '.join(PROBLEMS)}")
+    parser.add_argument("--originals", action="store_true", help="only the problems as problems.py writes them")
     parser.add_argument("--peers", help="comma-separated subset of the peers, or 'none'")
     parser.add_argument("--markdown", action="store_true", help="print Markdown tables for the README")
+    parser.add_argument("--readme", nargs="?", const=str(HERE.parent / "README.md"), metavar="PATH",
+                        help="also write the Markdown tables into the README (default README.md) between its "
+                             "benchmark-table markers")
     parser.add_argument("--threads", type=int, default=1,
                         help="threads per library (BLAS, OpenMP, XLA); 0 keeps the libraries' defaults "
                              "(default 1: on a small machine, idle pools of one library slow the others)")
@@ -116,9 +132,18 @@ def main(argv: Optional[List[str]] = None) -> int:
     options = parser.parse_args(argv)
 
     names = list(PROBLEMS) if not options.problems else [n.strip() for n in options.problems.split(",") if n.strip()]
-    unknown = [n for n in names if n not in PROBLEMS]
+    unknown = [n for n in names if n not in EVERY_FUNCTION]
     if unknown:
-        parser.error(f"unknown problem(s) {', '.join(unknown)}; choose from {', '.join(PROBLEMS)}")
+        parser.error(f"unknown problem(s) {', '.join(unknown)}; choose from {', '.join(EVERY_FUNCTION)}")
+    if options.readme:   # refuse a README without the markers now, not after the run
+        try:
+            replace_section(Path(options.readme).read_text(encoding="utf-8"), "")
+        except (OSError, ValueError) as error:
+            parser.error(f"--readme {options.readme}: {error}")
+    functions = []
+    for name in names:
+        chosen = formulations_of(name) if name in PROBLEMS and not options.originals else [EVERY_FUNCTION[name]]
+        functions += [p for p in chosen if p not in functions]
     import peers as peers_module
     peers = list(peers_module.PEERS)
     if options.peers:
@@ -136,13 +161,16 @@ def main(argv: Optional[List[str]] = None) -> int:
     rows = []
     with tempfile.TemporaryDirectory(prefix="srcad-bench-") as tmp:
         with environment(SRCAD_CACHE_DIR=str(Path(tmp) / "this-process")):
-            for name in names:
-                rows.append(run_problem(PROBLEMS[name], peers, options.quick))
+            for problem in functions:
+                rows.append(run_problem(problem, peers if problem.name in PROBLEMS else [], options.quick))
                 log(progress_line(rows[-1]))
             if not options.no_overheads:
                 for row in rows:
                     measure_overheads(row, Path(tmp) / "new-process", options.quick)
     print(report(rows, peers, options.quick, options.markdown, THREADS, malloc_kept))
+    if options.readme:
+        write_readme(Path(options.readme), report(rows, peers, options.quick, True, THREADS, malloc_kept))
+        log(f"wrote the tables into {options.readme}")
     wrong = any(cell.status in ("WRONG", "mismatch") or (cell.status == "error" and column in SRCAD_COLUMNS)
                 for row in rows for column, cell in row.cells.items())
     return 1 if wrong else 0
