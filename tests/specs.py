@@ -50,6 +50,7 @@ import numpy as np
 
 from srcad import runtime
 from srcad.runtime import distributions as runtime_distributions, factors as runtime_factors
+from srcad.operators import METHODS
 from srcad.templates import REGISTRY
 from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, reductions as runtime_reductions,
                            shapes as runtime_shapes)
@@ -553,6 +554,7 @@ SPECS: List[Spec] = [
     Spec(np.asanyarray, "np.asanyarray(x)", [(2, 3)]),
     Spec(np.ascontiguousarray, "np.ascontiguousarray(x)", [(3, 2)]),
     Spec(np.copy, "np.copy(x)", [(), (2, 3)]),
+    Spec(runtime.array_copy, "x.copy() * y", [((2, 3), ()), ((3,), (3,))], tag="method"),
     Spec(np.full, "np.full((2, 3), x)", [PYFLOAT, (), (3,)]),
     Spec(np.full_like, "np.full_like(y, x)", [(PYFLOAT, (2, 3)), ((), (3,))]),
     Spec(np.linspace, "np.linspace(x, y, 5)", [((), ()), (PYFLOAT, PYFLOAT), ((3,), (3,)), ((2, 3), (3,)),
@@ -1269,6 +1271,9 @@ def primals_used(expr: str, namespace=None) -> set:
             found.add(np.concatenate)   # srcad rewrites np.r_[...] and np.c_[...] into np.concatenate
         elif isinstance(node, ast.Subscript):
             found.add(operator.getitem)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id not in namespace:
+            found.add(METHODS[node.func.attr][0])   # `x.copy()`: the function srcad runs for the method
         elif isinstance(node, ast.Call):
             found.add(registered(eval(ast.unparse(node.func), dict(namespace))))
     return found
