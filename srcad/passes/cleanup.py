@@ -3,7 +3,8 @@
 Contract: works on the generated derivative function, branches and loops
 included (liveness through a loop is iterated to a fixed point).  A statement
 is kept when it has an effect (``check_seed``, ``print``, ``assert``,
-``break``), writes an array a kept statement reads later (``dx[i] += e``,
+``break``; of a dead assignment, the calls that may raise, as f would: the
+user's own functions and ``math``'s), writes an array a kept statement reads later (``dx[i] += e``,
 ``add_at(dx, ...)``, an element store), or assigns a name that a kept
 statement or the return reads (a dead ``v = xs.pop()`` or ``dv += dxs.pop()``
 still takes the item off: only the call is kept).  A tape pop whose value nobody reads is
@@ -16,6 +17,7 @@ no statement computes ``dw``.
 """
 from __future__ import annotations
 
+import types
 from typing import List, Set, Tuple
 
 import gast
@@ -23,6 +25,7 @@ import gast
 from ..frontend import syntax
 from ..operators import METADATA_ATTRIBUTES
 from ..analysis.blocks import SCALAR_ELEMENT, MemorySharing
+from ..analysis.expressions import callee_object
 from .frame import PAIR
 from . import Transformation
 
@@ -82,6 +85,7 @@ class Cleanup(Transformation):
         self.changed = False
         self.dry = False            # True while iterating loop liveness: decide, change nothing
         self.read_cache = {}        # id(node) -> (node, names it reads)
+        self.objects = unit.bindings.objects
         body, _ = self._block(unit.tree.body, set())
         body = _drop_orphan_comments(body)
         if len(body) != len(unit.tree.body):
@@ -131,6 +135,7 @@ class Cleanup(Transformation):
                 return None
         elif not self._needed(stmt, live):
             taken = _pops_in(stmt)   # items taken off a list: still taken, their values unread
+            taken += self._raising_calls(stmt)   # a call that may raise still runs, as in f
             if not taken:
                 return None
             self.changed = True
@@ -175,6 +180,18 @@ class Cleanup(Transformation):
             loop.body = body
         return loop, live_after | live_body | header
 
+    def _raising_calls(self, stmt) -> List:
+        """The outermost calls in a dead assignment's value that may raise where f raises: a function of the
+        user's (an exception of their own), of ``math`` (domain and overflow errors).  NumPy warns instead."""
+        if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
+            return []
+        found = []
+        for node in syntax.walk(stmt.value):
+            if node.__class__ is gast.Call and _may_raise(callee_object(node.func, self.objects)) \
+                    and not any(node in syntax.walk(outer) for outer in found):
+                found.append(node)
+        return found
+
     @staticmethod
     def _needed(stmt, live) -> bool:
         if isinstance(stmt, gast.Assign):
@@ -191,6 +208,20 @@ class Cleanup(Transformation):
             if isinstance(func, gast.Name) and func.id in _MUTATORS:
                 return any(name in live for name in syntax.loaded_names(stmt.value.args[0]))
         return True
+
+
+def _may_raise(function) -> bool:
+    """Whether calling ``function`` may raise for some argument values where NumPy would warn: the user's own
+    Python functions and those of ``math``; not NumPy, srcad's runtime or rules."""
+    if isinstance(function, types.BuiltinFunctionType):
+        return getattr(function, "__module__", None) == "math"
+    if isinstance(function, types.FunctionType):
+        module = function.__module__ or ""
+        return not module.startswith(_OWN_MODULES)
+    return False
+
+
+_OWN_MODULES = ("srcad.", "grad_templates", "numpy", "scipy")
 
 
 def _has_code(block, ignore_counters=False) -> bool:
