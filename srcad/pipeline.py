@@ -68,7 +68,7 @@ PASSES: Mapping = _PassTable((
     "star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "fold_constants", "nested", "saved_views",
     "grad_hooks",
     "iteration", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
-    "normalize", "attempts", "versioning", "activity", "complex_values", "reverse", "forward", "simplify",
+    "normalize", "attempts", "versioning", "unused_statements", "activity", "complex_values", "reverse", "forward", "simplify",
     "common_subexpressions", "propagate_copies", "inline_temporaries", "cleanup", "strong_zeros", "regions",
     "checkpoints"))
 
@@ -81,7 +81,7 @@ _FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve"
           "saved_views", "grad_hooks",
           "iteration", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
-          "attempts", "versioning", "activity", "complex_values")
+          "attempts", "versioning", "unused_statements", "activity", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
     "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros", "regions"),

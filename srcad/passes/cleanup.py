@@ -29,6 +29,9 @@ from ..analysis.expressions import callee_object
 from .frame import PAIR
 from . import Transformation
 
+# Annotation of f's own dead assignments that may raise (``unused_statements``): f runs them, so they are kept.
+UNUSED_IN_F = "unused_in_f"
+
 # Helpers that change their first argument in place instead of returning a value.
 _MUTATORS = frozenset({"add_at"})
 
@@ -133,7 +136,7 @@ class Cleanup(Transformation):
         elif pair is not None:   # a push
             if pair in self.dead_pairs:
                 return None
-        elif not self._needed(stmt, live):
+        elif not self._needed(stmt, live) and not syntax.annotation(stmt, UNUSED_IN_F):
             taken = _pops_in(stmt)   # items taken off a list: still taken, their values unread
             taken += self._raising_calls(stmt)   # a call that may raise still runs, as in f
             if not taken:
