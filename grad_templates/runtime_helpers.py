@@ -25,6 +25,7 @@ from srcad.runtime import limits as runtime_limits
 from srcad.runtime import (add_at, broadcast_like, cast_gate, copied, dot_lhs_grad, dot_rhs_grad, filled_like,
                            keep_last, matmul_lhs_grad, matmul_rhs_grad, polygamma, sinc_slope, unbroadcast, unreduce,
                            zeros_like)
+from srcad.runtime.containers import add_structures
 from srcad.runtime.limits import xdivy, xlogy
 from srcad.templates import adjoint, d, nondifferentiable, tangent
 
@@ -124,7 +125,7 @@ def add_at_adjoint(y, target, index, grad):
 
 @tangent(runtime.add_at)
 def add_at_tangent(y, target, index, grad):
-    d[y] = d[target] + add_at(zeros_like(target), index, d[grad])
+    d[y] = add_structures(d[target], add_at(zeros_like(target), index, d[grad]))   # for lists, + would join
 
 
 # The gradients of ``a @ b`` are bilinear: ``matmul_lhs_grad(g, a, b)`` in ``g`` and ``b`` (``a`` only

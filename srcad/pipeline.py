@@ -65,7 +65,8 @@ class _PassTable(Mapping):
 
 
 PASSES: Mapping = _PassTable((
-    "star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "fold_constants", "nested", "saved_views",
+    "star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "starred_targets", "fold_constants",
+    "nested", "saved_views",
     "grad_hooks",
     "iteration", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
     "normalize", "attempts", "versioning", "unused_statements", "activity", "complex_values", "reverse", "forward", "simplify",
@@ -77,7 +78,8 @@ PASSES: Mapping = _PassTable((
 OPTIMIZE = ("simplify", "common_subexpressions", "propagate_copies", "cleanup", "inline_temporaries")
 MAX_ROUNDS = 10
 
-_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "fold_constants", "nested",
+_FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "starred_targets", "fold_constants",
+          "nested",
           "saved_views", "grad_hooks",
           "iteration", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",

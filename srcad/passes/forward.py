@@ -331,7 +331,10 @@ class _ZERO(gast.Name):
 
 
 def _prune(node):
-    """``node`` with zero terms removed (rules are linear in tangents), or None if it is zero."""
+    """``node`` with zero terms removed (rules are linear in tangents), or None if it is zero.
+
+    ``add_structures(a, b)``, the sum of two derivatives of one list or dict, is a sum like ``a + b``.
+    """
     if isinstance(node, _ZERO):
         return None
     if isinstance(node, gast.BinOp):
@@ -355,6 +358,12 @@ def _prune(node):
                 return None
             setattr(node, field, child)
             return node
+    if isinstance(node, gast.Call) and getattr(node.func, "id", "") == "add_structures" and len(node.args) == 2:
+        total, more = _prune(node.args[0]), _prune(node.args[1])   # a sum, leaf by leaf: zero terms drop out
+        if total is None or more is None:
+            return total if more is None else more
+        node.args = [total, more]
+        return node
     if isinstance(node, gast.Call):
         args = [_prune(arg) for arg in node.args]
         keywords = [(kw, _prune(kw.value)) for kw in node.keywords]

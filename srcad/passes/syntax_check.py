@@ -17,6 +17,7 @@ import gast
 
 from ..errors import UnsupportedSyntaxError
 from .grad_hooks import is_hook_block
+from .starred_targets import starred_position
 from . import Analysis
 
 _STATEMENT_HINTS = {
@@ -70,6 +71,13 @@ class SyntaxCheck(Analysis):
                     continue
                 if isinstance(node, gast.Call) and isinstance(node.func, gast.Name) and node.func.id == "zip":
                     unpacked.update(id(arg) for arg in node.args if isinstance(arg, gast.Starred))
+                if isinstance(node, gast.Assign) and len(node.targets) == 1 \
+                        and starred_position(node.targets[0]) is not None:   # a, *rest = items: starred_targets
+                    unpacked.add(id(node.targets[0].elts[starred_position(node.targets[0])]))
+                if isinstance(node, gast.Starred) and isinstance(node.ctx, gast.Store) and id(node) not in unpacked:
+                    raise unit.error(node, UnsupportedSyntaxError, "this starred target is not supported",
+                                     "unpack into plain names with one `*name` in an assignment of its own, "
+                                     "e.g. `for row in rows: first, *rest = row`")
                 hint = _STATEMENT_HINTS.get(type(node)) or _EXPRESSION_HINTS.get(type(node))
                 if hint is not None and id(node) not in unpacked:
                     raise unit.error(node, UnsupportedSyntaxError,

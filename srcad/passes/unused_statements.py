@@ -4,7 +4,8 @@ Contract: ``unit.facts['unused_statements']`` is the number of assignments
 annotated ``UNUSED_IN_F``: each assignment of the (normalised, versioned) function that dead-code elimination
 would drop from f itself (nothing f returns or does reads what it assigns)
 and whose value may raise: anything but a constant, a name, a metadata read
-(``x.shape``) or a tuple of those.  ``cleanup`` keeps these statements in the
+(``x.shape``), a tuple of those, or a one-operand NumPy ufunc of one (``np.exp(y)``
+warns, it does not raise).  ``cleanup`` keeps these statements in the
 derivative even though the derivative does not need their values: f runs them,
 so where one raises (``a[::-1]`` of a scalar, an index out of range, shapes that
 do not broadcast) the derivative raises the same error instead of returning a
@@ -17,13 +18,15 @@ applying it, and annotates what that would drop (copies of a statement keep
 the annotation).
 
 Example: in ``n = x[::-1]; return np.sum(x)``, ``n = x[::-1]`` is listed;
-``n = len(x)``'s call is listed too, ``n = 3`` is not.
+so is ``n = len(x)``; ``n = 3`` and ``e = np.exp(x)`` are not.
 """
 from __future__ import annotations
 
 import gast
+import numpy as np
 
 from ..frontend import syntax
+from ..analysis.expressions import callee_object
 from ..analysis.blocks import MemorySharing
 from .cleanup import UNUSED_IN_F, Cleanup
 from . import Analysis
@@ -37,8 +40,9 @@ class UnusedStatements(Analysis):
     def analyse(self, unit) -> int:
         liveness = _Liveness(unit)
         liveness._block(unit.tree.body, set())
+        objects = unit.bindings.objects
         unused = [stmt for key, stmt in liveness.assignments.items()
-                  if key not in liveness.kept and not _cannot_raise(stmt)]
+                  if key not in liveness.kept and not _cannot_raise(stmt, objects)]
         for stmt in unused:
             syntax.annotate(stmt, UNUSED_IN_F, True)
         return len(unused)
@@ -69,17 +73,20 @@ class _Liveness(Cleanup):
         return result
 
 
-def _cannot_raise(stmt) -> bool:
+def _cannot_raise(stmt, objects) -> bool:
     """An assignment of a name (not an element store, which may not fit) from a value that cannot raise."""
     return isinstance(stmt, gast.Assign) and all(isinstance(target, gast.Name) for target in stmt.targets) \
-        and _safe_value(stmt.value)
+        and _safe_value(stmt.value, objects)
 
 
-def _safe_value(value) -> bool:
+def _safe_value(value, objects) -> bool:
+    if isinstance(value, gast.Call) and len(value.args) == 1 and not value.keywords:
+        function = callee_object(value.func, objects)   # np.exp(y): a one-operand ufunc warns, never raises
+        return isinstance(function, np.ufunc) and function.nin == 1 and _safe_value(value.args[0], objects)
     if isinstance(value, (gast.Constant, gast.Name)):
         return True
     if isinstance(value, gast.Attribute):
         return value.attr in ("shape", "ndim", "dtype", "size") and isinstance(value.value, gast.Name)
     if isinstance(value, gast.Tuple):
-        return all(_safe_value(element) for element in value.elts)
+        return all(_safe_value(element, objects) for element in value.elts)
     return False

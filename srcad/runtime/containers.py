@@ -149,6 +149,26 @@ def check_unpacking(items, count: int) -> None:
     unpack(items)
 
 
+def check_starred_unpacking(items, before: int, after: int) -> None:
+    """Raise what ``a, *rest, b = items`` (``before`` names, a starred one, ``after`` names) raises, else nothing.
+
+    Generated code reads the names as ``items[0]`` ... ``items[-1]``; this check keeps Python's own
+    ``ValueError`` (``not enough values to unpack (expected at least 2, got 1)``) and ``TypeError``.
+
+    Example::
+
+        >>> check_starred_unpacking([1.0, 2.0, 3.0], 1, 1)
+    """
+    key = ("*", before, after)
+    unpack = _UNPACKERS.get(key)
+    if unpack is None:
+        targets = ", ".join([f"v{i}" for i in range(before)] + ["*rest"] + [f"w{i}" for i in range(after)])
+        namespace: dict = {}
+        exec(f"def unpack(items):\n    {targets} = items\n", namespace)   # Python's own unpacking
+        unpack = _UNPACKERS[key] = namespace["unpack"]
+    unpack(items)
+
+
 def joined_lists_error() -> UnsupportedValueError:
     """The error for ``+`` or ``*`` that made a list or tuple (``[x] + ys``, ``[x] * 2``), met by the rules of
     those operators, which are NumPy's: they would place a list's derivatives wrongly.
