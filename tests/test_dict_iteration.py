@@ -3,7 +3,7 @@
 srcad builds one derivative whatever f is called with, and reads what a loop
 iterates over by position.  These tests check, in both modes against central
 finite differences, that ``d.keys()``, ``d.values()`` and ``d.items()`` (in
-loops, comprehensions and under ``enumerate``/``zip``) are differentiated
+loops, comprehensions, under ``enumerate``/``zip``, and consumed whole: ``sum(d.values())``) are differentiated
 with respect to the dict and to other arguments, with int and str keys, as is ``for k in d:`` whose
 body reads ``d[k]`` (a list there is refused); that
 one loop ``for v in xs`` is right for a list, a tuple, an array and a range;
@@ -218,6 +218,17 @@ def check_dict_function(f, args):
                 (f.__name__, "forward", position, key, index)
 
 
+def views_consumed_whole(d, w):
+    """``sum(d.values())``, ``list(d.items())``, ``max``/``min`` of the values, outside any loop."""
+    pairs = list(d.items())
+    return sum(d.values()) * w + max(d.values()) * min(list(d.values())) + sum(v * v for _, v in pairs)
+
+
+def array_views_consumed_whole(d, x):
+    return np.sum(sum(d.values()) * x) + np.sum(np.stack(list(d.values())) ** 2)
+
+
+
 DICT_CASES = [
     (d_keys, ({"a": 1.0, "b": 3.0},)),
     (d_keys, ({0: 1.0, 1: 0.0},)),
@@ -233,6 +244,9 @@ DICT_CASES = [
     (direct_loop, ({0: 1.5, 1: 0.25},)),
     (direct_comprehension, ({0: 1.0, 1: -0.5},)),
     (direct_generator, ({"u": np.array([0.5, -1.0]), "v": np.array([2.0, 0.1])}, np.array([0.3, -0.7]))),
+    (views_consumed_whole, ({"a": 0.5, "b": -2.0, "c": 1.3}, 1.5)),
+    (views_consumed_whole, ({0: 1.5, 1: 0.25},  0.7)),
+    (array_views_consumed_whole, ({"u": np.array([0.5, -1.0]), "v": np.array([2.0, 0.1])}, np.array([0.3, -0.7]))),
 ]
 
 

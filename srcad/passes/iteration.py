@@ -22,6 +22,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   array made in f is left as it is: sorted makes the new list); ``dict(a=e)`` is ``{'a': e}``;
   ``{k: v for ...}`` is ``dict([(k, v) for ...])``; ``{a, b}`` is
   ``set([a, b])`` and ``{e for ...}`` is ``set([e for ...])``;
+- a dict's ``.keys()``, ``.values()`` or ``.items()`` consumed whole (``sum(d.values())``,
+  ``list(d.items())``) becomes ``[item for item in d.values()]``, a loop over the dict's keys;
 - ``min``, ``max``, ``sum`` and ``math.fsum`` of one iterable receive a list;
   of a name not known to hold a list, tuple or array (a parameter), the
   statement is preceded by ``sequence_length(name)``, which raises
@@ -56,7 +58,7 @@ from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
 from .list_inserts import rewrite_list_inserts
 from ..runtime.containers import sequence_length
-from .loops import positional, unordered
+from .loops import dict_view, positional, unordered
 from .numpy_forms import callee
 
 _LAZY = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.map, builtins.filter)
@@ -220,7 +222,8 @@ class _Rewriter(gast.NodeTransformer):
             pair = gast.Tuple(elts=[syntax.name(key), value], ctx=gast.Load())
             node.args[0] = self._comprehension(pair, syntax.store(key), first, [])
             return node
-        needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY
+        needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY \
+            or dict_view(first)
         if function is builtins.sorted and isinstance(first, gast.Name) and positional(first, self.unit.tree.body):
             return node   # a list or array made in f: sorted makes the new list itself, no copy first
         if needs_list:
@@ -239,6 +242,9 @@ class _Rewriter(gast.NodeTransformer):
             return self._filter(node)
         if isinstance(node, (gast.ListComp, gast.List)) or lazy_ok:
             return node
+        if dict_view(node):   # sum(d.values()): the items, listed where they are consumed
+            self.changed = True
+            return self._each(node, lambda item: item)
         if (function in _LAZY or copy) and function is not builtins.range:
             return self._each(node, lambda item: item)
         return node

@@ -73,8 +73,8 @@ class CanonicalLoops:
                 raise self.unit.error(target, UnsupportedSyntaxError, "unpacking a range loop's index",
                                       "loop over range(...) with a plain name")
             new_iter = iterator
-        elif builtin in _COMBINATORS and _nested(iterator, target) or _dict_view(iterator) \
-                or builtin in _COMBINATORS and any(_dict_view(a) for a in iterator.args):
+        elif builtin in _COMBINATORS and _nested(iterator, target) or dict_view(iterator) \
+                or builtin in _COMBINATORS and any(dict_view(a) for a in iterator.args):
             index, new_iter = self._combined(iterator, target, loop, before, prologue)
             target = syntax.store(index)
         elif builtin in (builtins.enumerate, builtins.zip, builtins.reversed):
@@ -165,7 +165,7 @@ class CanonicalLoops:
                 last = gast.BinOp(left=inner.length(), op=gast.Sub(), right=syntax.constant(1))
                 return inner.item(gast.BinOp(left=last, op=gast.Sub(), right=syntax.clone(index)))
             return _Items(inner.length, mirrored)
-        if _dict_view(node):
+        if dict_view(node):
             return self._dict_items(node, before, loop)
         sequence = self._hoisted(node, before, loop)
         return _Items(lambda: self._length(sequence), lambda index: _subscript(sequence, index))
@@ -286,7 +286,7 @@ def _binds_itself(stmt, name: str) -> bool:
                for header in headers for n in gast.walk(header))
 
 
-def _dict_view(node) -> bool:
+def dict_view(node) -> bool:
     """Whether ``node`` is ``<expression>.keys()``, ``.values()`` or ``.items()`` (a method, not a resolved function)."""
     return isinstance(node, gast.Call) and isinstance(node.func, gast.Attribute) and node.func.attr in _DICT_VIEWS \
         and not node.args and not node.keywords and annotation(node.func, "ref") is None

@@ -443,7 +443,7 @@ def _unknown_method(func):
     receiver = dotted_name(func.value) if isinstance(func.value, (gast.Name, gast.Attribute)) else "x"
     known = ", ".join(sorted(METHODS))
     what = (f"the method call `{receiver}.{func.attr}(...)`: srcad differentiates these methods of arrays only: "
-            f"{known} (and `.keys()`, `.values()`, `.items()` of a dict a loop iterates over)")
+            f"{known} (and `.keys()`, `.values()`, `.items()` of a dict that a loop, a comprehension, `sum`, `min`, `max`, `list`, `tuple` or `sorted` consumes where it is made)")
     if callable(getattr(np, func.attr, None)):
         return what, f"call the NumPy function instead: `np.{func.attr}({receiver})`"
     return what, ("compute it with NumPy functions, or move the call into a function of your own and "
