@@ -55,18 +55,18 @@ PLACE_LOWER[np.arange(len(ROWS)), ROWS * D + COLS] = 1.0
 
 
 def gmm(alphas, means, icf, x, wishart_gamma, wishart_m):
-    """benchmarks/problems.py's GMM objective with Dask-friendly spellings: ``np.expand_dims`` for ``[:, None]``
-    (Dask refuses ``None`` in an item assignment, which the adjoint of ``a[:, None]`` is) and a product for the
-    triangle's placement."""
+    """benchmarks/problems.py's GMM objective, new axes spelled ``[:, None]`` as there (the adjoint stores
+    ``d[:] += v[:, 0]``, as Dask's item assignment takes no new axis), with a product for the triangle's
+    placement."""
     n, d = x.shape
     k = alphas.shape[0]
     Qdiags = np.exp(icf[:, :d])
     sum_qs = np.sum(icf[:, :d], axis=1)
     Ls = np.reshape(icf[:, d:] @ PLACE_LOWER, (k, d, d))
-    xcentered = np.expand_dims(x, 0) - np.expand_dims(means, 1)
-    Lxcentered = np.expand_dims(Qdiags, 1) * xcentered + xcentered @ np.transpose(Ls, (0, 2, 1))
+    xcentered = x[None, :, :] - means[:, None, :]
+    Lxcentered = Qdiags[:, None, :] * xcentered + xcentered @ np.transpose(Ls, (0, 2, 1))
     sqsum_Lxcentered = np.sum(Lxcentered ** 2, axis=2)
-    inner_term = np.expand_dims(alphas + sum_qs, 1) - 0.5 * sqsum_Lxcentered
+    inner_term = (alphas + sum_qs)[:, None] - 0.5 * sqsum_Lxcentered
     top = np.max(inner_term, axis=0)
     slse = np.sum(np.log(np.sum(np.exp(inner_term - top), axis=0)) + top)
     top_alpha = np.max(alphas)

@@ -254,6 +254,7 @@ class AdjointState:
                  and name not in self.arrays and isinstance(value, gast.Name)
                  and self.unit.namer.derivatives().get(value.id) not in self.arrays)
         if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
+            index, value = without_new_axes(index, value)
             target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:
@@ -261,6 +262,38 @@ class AdjointState:
             statements.append(syntax.assign(adjoint, syntax.call(
                 self.frame.helper("add_at"), [syntax.name(adjoint), _as_value(index), value])))
         return statements
+
+
+def without_new_axes(index, value):
+    """``(index, value)`` of ``dx[index] += value`` with the new axes (``None``) taken out of the store.
+
+    ``dx[:, None] += v`` becomes ``dx[:] += v[:, 0]``: the same sum, and a store Dask arrays (whose
+    ``__setitem__`` takes no new axis) can make.  An index without ``None``, or with a dict key, is
+    returned as it is.
+
+    Example: index ``None, ..., 0`` and value ``v`` give ``...`` and ``v[0, ...]``.
+    """
+    elements = index.elts if isinstance(index, gast.Tuple) else [index]
+    is_new_axis = [isinstance(e, gast.Constant) and e.value is None for e in elements]
+    if not any(is_new_axis) or any(isinstance(e, gast.Constant) and isinstance(e.value, str) for e in elements):
+        return index, value
+    kept, picks = [], []
+    for element, new_axis in zip(elements, is_new_axis):
+        if new_axis:
+            picks.append(syntax.constant(0))
+        elif isinstance(element, gast.Slice) or isinstance(element, gast.Constant) and element.value is Ellipsis:
+            kept.append(element)
+            picks.append(gast.Slice(lower=None, upper=None, step=None)
+                         if isinstance(element, gast.Slice) else syntax.constant(Ellipsis))
+        else:   # an int: that axis is not in value
+            kept.append(element)
+    while kept and isinstance(kept[-1], gast.Slice) and kept[-1].lower is kept[-1].upper is kept[-1].step is None \
+            and len(kept) > 1:
+        kept.pop()   # dx[:, :] is dx[:]
+    stored = kept[0] if len(kept) == 1 else gast.Tuple(elts=kept, ctx=gast.Load()) if kept \
+        else syntax.constant(Ellipsis)
+    picked = picks[0] if len(picks) == 1 else gast.Tuple(elts=picks, ctx=gast.Load())
+    return stored, gast.Subscript(value=value, slice=picked, ctx=gast.Load())
 
 
 def bindings_in(block) -> Counter:

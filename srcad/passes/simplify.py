@@ -119,8 +119,8 @@ def _is_negation(node) -> bool:
 
 def without_negation(node, objects=None):
     """The positive form of a negative expression, or None: ``e`` for ``-e``, ``a * e`` for
-    ``a * -e`` (through products and quotients), and ``unbroadcast(e, x)`` for
-    ``unbroadcast(-e, x)`` (the broadcast helpers are linear)."""
+    ``a * -e`` (through products and quotients), ``unbroadcast(e, x)`` for
+    ``unbroadcast(-e, x)`` (the broadcast helpers are linear), and ``e[i]`` for ``(-e)[i]``."""
     if _is_negation(node):
         return node.operand
     if isinstance(node, gast.BinOp) and isinstance(node.op, (gast.Mult, gast.Div)):
@@ -135,6 +135,10 @@ def without_negation(node, objects=None):
         first = without_negation(node.args[0], objects)
         if first is not None:
             return gast.Call(func=node.func, args=[first] + node.args[1:], keywords=node.keywords)
+    if isinstance(node, gast.Subscript):   # (-e)[i] is -(e[i])
+        value = without_negation(node.value, objects)
+        if value is not None:
+            return gast.Subscript(value=value, slice=node.slice, ctx=node.ctx)
     return None
 
 
