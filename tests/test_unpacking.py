@@ -50,3 +50,25 @@ def test_the_right_number_of_values():
     np.testing.assert_allclose(db, separate[1], rtol=1e-12)
     check_both_modes(separate_arguments, (W, b, x), wrt=(0, 1))
     assert "check_unpacking(x, 3)" in srcad.source(three)
+
+
+def unpack_keys(d):
+    a, b = d            # a dict unpacks into its keys
+    return a * b
+
+
+def unpack_keys_starred(d):
+    a, *rest = d
+    return a * len(rest)
+
+
+@pytest.mark.parametrize("f", [unpack_keys, unpack_keys_starred])
+def test_unpacking_a_dict_is_refused_not_read_by_position(f):
+    """With int keys 0, 1 the derivative read ``d[0]``, ``d[1]`` (values) where f unpacks the keys: f gave 0,
+    the derivative 6 and a gradient.  Now both modes raise."""
+    d = {0: 2.0, 1: 3.0}
+    assert f(d) == 0
+    with pytest.raises(srcad.errors.UnsupportedValueError, match="unpacking a dict"):
+        srcad.grad(f)(d)
+    with pytest.raises(srcad.errors.UnsupportedValueError, match="unpacking a dict"):
+        srcad.jvp(f, (d,), ({0: 1.0, 1: 0.0},))

@@ -147,6 +147,7 @@ def check_unpacking(items, count: int) -> None:
         exec(f"def unpack(items):\n    {targets} = items\n", namespace)   # Python's own unpacking
         unpack = _UNPACKERS[count] = namespace["unpack"]
     unpack(items)
+    _check_positional(items)
 
 
 def check_starred_unpacking(items, before: int, after: int) -> None:
@@ -167,6 +168,18 @@ def check_starred_unpacking(items, before: int, after: int) -> None:
         exec(f"def unpack(items):\n    {targets} = items\n", namespace)   # Python's own unpacking
         unpack = _UNPACKERS[key] = namespace["unpack"]
     unpack(items)
+    _check_positional(items)
+
+
+def _check_positional(items) -> None:
+    """Refuse what unpacking reads otherwise than ``items[0], items[1], ...``: a dict gives its keys."""
+    if isinstance(items, (list, tuple, np.ndarray)) or is_duck_array(items) or (
+            isinstance(items, Sequence) and not isinstance(items, Mapping)):
+        return
+    raise UnsupportedValueError(
+        f"unpacking a {type(items).__name__} in a differentiated function (`a, b = items`): srcad reads the names "
+        f"by position, `items[0]`, `items[1]`, ..., which for a {type(items).__name__} is not what unpacking gives "
+        f"(a dict gives its keys); unpack a list or tuple: `a, b = list(items)`, or read the entries by key")
 
 
 def joined_lists_error() -> UnsupportedValueError:
