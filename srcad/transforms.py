@@ -288,6 +288,9 @@ def _call(derivative, args, extras):
     function taking ``*args``."""
     if hasattr(derivative, "split_call"):
         return derivative.split_call(tuple(args), tuple(extras), {})
+    names = derivative.parameters if extras else ()
+    if len(names) > len(args) + len(extras):   # f has defaults (a gradient's dout=1.0): the rest by keyword
+        return derivative(*args, **dict(zip(names[-len(extras):], extras)))
     return derivative(*args, *extras)
 
 
