@@ -68,7 +68,7 @@ PASSES: Mapping = _PassTable((
     "star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "starred_targets", "fold_constants",
     "nested", "saved_views",
     "grad_hooks",
-    "iteration", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
+    "iteration", "itertools_loops", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
     "normalize", "attempts", "versioning", "unused_statements", "activity", "complex_values", "reverse", "forward", "simplify",
     "common_subexpressions", "propagate_copies", "inline_temporaries", "cleanup", "strong_zeros", "regions",
     "checkpoints"))
@@ -81,7 +81,7 @@ MAX_ROUNDS = 10
 _FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve", "starred_targets", "fold_constants",
           "nested",
           "saved_views", "grad_hooks",
-          "iteration", "inline",
+          "iteration", "itertools_loops", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
           "attempts", "versioning", "unused_statements", "activity", "complex_values")
 

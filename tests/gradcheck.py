@@ -434,3 +434,23 @@ def check_values(f: Callable, args: Sequence, wrt=None, *, optimize: bool = True
     tangents = random_directions(args, positions, rng)
     value, _ = forward(*snapshot(args), **dict(zip(forward.parameters[-len(tangents):], tangents)))
     assert_same_value(value, expected, f"the value jvp({_label(f)}) returns")
+
+
+def fd_hessian(f: Callable, x: np.ndarray, h: float = 1e-5) -> np.ndarray:
+    """Central differences of srcad's gradient of scalar ``f`` at ``x``, one column per element: ``(n, n)``."""
+    import srcad
+    gradient = srcad.grad(f)
+    columns = []
+    for i in range(x.size):
+        step = np.zeros_like(x)
+        step.flat[i] = h
+        columns.append(np.ravel((gradient(x + step) - gradient(x - step)) / (2 * h)))
+    return np.stack(columns, axis=-1)
+
+
+def check_hessian(f: Callable, x: np.ndarray, rtol: float = 1e-6, atol: float = 1e-6) -> None:
+    """``srcad.hessian(f)(x)`` (forward over reverse) against ``fd_hessian``, and symmetric."""
+    import srcad
+    hessian = np.asarray(srcad.hessian(f)(x)).reshape(x.size, x.size)
+    np.testing.assert_allclose(hessian, fd_hessian(f, x), rtol=rtol, atol=atol)
+    np.testing.assert_allclose(hessian, hessian.T, rtol=1e-9, atol=1e-10)

@@ -13,7 +13,7 @@ Example::
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterable, Iterator, List, Optional, Set
+from typing import Any, Callable, Iterable, Iterator, List, Optional, Set
 
 import gast
 
@@ -211,3 +211,22 @@ def iter_statements(body: List) -> Iterator:
         yield stmt
         for field in ("body", "orelse", "finalbody"):
             yield from iter_statements(getattr(stmt, field, []) or [])
+
+
+def rewrite_statements(body: List, rewrite: Callable[[Any], List]) -> List:
+    """``body`` with each statement replaced by ``rewrite(stmt)`` (a list), inner blocks first; nested ``def``
+    and ``class`` bodies are left alone.
+
+    Example: ``rewrite_statements(tree.body, lambda s: [] if isinstance(s, gast.Pass) else [s])`` drops the
+    ``pass`` statements of every block (an emptied block needs one back).
+    """
+    result = []
+    for stmt in body:
+        if not isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            for field in ("body", "orelse", "finalbody"):
+                if getattr(stmt, field, None):
+                    setattr(stmt, field, rewrite_statements(getattr(stmt, field), rewrite))
+            for handler in getattr(stmt, "handlers", None) or []:
+                handler.body = rewrite_statements(handler.body, rewrite)
+        result += rewrite(stmt)
+    return result

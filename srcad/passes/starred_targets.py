@@ -53,25 +53,15 @@ class StarredTargets(Transformation):
     def transform(self, unit) -> bool:
         self.unit = unit
         self.changed = False
-        unit.tree.body = self._block(unit.tree.body)
+        unit.tree.body = syntax.rewrite_statements(unit.tree.body, self._statement)
         return self.changed
 
-    def _block(self, block) -> List:
-        result = []
-        for stmt in block:
-            for field in ("body", "orelse", "finalbody"):
-                if isinstance(stmt, (gast.If, gast.For, gast.While, gast.With, gast.Try)) and hasattr(stmt, field):
-                    setattr(stmt, field, self._block(getattr(stmt, field)))
-            if isinstance(stmt, gast.Try):
-                for handler in stmt.handlers:
-                    handler.body = self._block(handler.body)
-            if isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 \
-                    and starred_position(stmt.targets[0]) is not None:
-                result += [syntax.set_location(new, getattr(stmt, "lineno", None)) for new in self._written_out(stmt)]
-                self.changed = True
-            else:
-                result.append(stmt)
-        return result
+    def _statement(self, stmt) -> List:
+        if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1
+                and starred_position(stmt.targets[0]) is not None):
+            return [stmt]
+        self.changed = True
+        return [syntax.set_location(new, getattr(stmt, "lineno", None)) for new in self._written_out(stmt)]
 
     def _written_out(self, stmt) -> List:
         target = stmt.targets[0]
