@@ -57,6 +57,7 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
 from srcad.runtime import arrays as runtime_arrays, numerical as runtime_numerical, stencils as runtime_stencils
 from srcad.runtime import iteration as runtime_iteration
 from srcad.runtime import checkpointing as runtime_checkpointing
+from srcad.runtime import complex_linalg as runtime_complex_linalg
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -73,7 +74,8 @@ NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "
              "runtime_iteration": runtime_iteration,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes, "runtime_arrays": runtime_arrays,
-             "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils}
+             "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils,
+             "runtime_complex_linalg": runtime_complex_linalg}
 
 Shape = Union[Tuple[int, ...], type]
 
@@ -946,6 +948,50 @@ SPECS += [
          domain=("real", "complex")),
     Spec(runtime.irfft_fitted, "runtime.irfft_fitted(x, y, z, (2, 4), (1, 0), None)", [((3, 2), (3, 2), (4, 2))],
          domain=("complex", "complex", "real")),
+]
+
+# np.linalg.eigh, eigvalsh, svd, norm and np.sort of complex numbers (grad_templates/complex_linalg.py): eigenvectors
+# and singular vectors through functions that do not depend on their phases (|v|, v v^H, u v^H), the only ones with
+# a derivative
+PROJECTOR = "{0}[..., :, :1] @ np.conj(np.swapaxes({0}[..., :, :1], -1, -2))"
+SPECS += [
+    Spec(np.linalg.eigh, "np.linalg.eigh(x)[0]", [(3, 3), (2, 2, 2)], domain="complex", tag="complex-values"),
+    Spec(np.linalg.eigh, "np.abs(np.linalg.eigh(x)[1]) ** 2", [(3, 3)], domain="complex", tag="complex-vectors"),
+    Spec(np.linalg.eigh, PROJECTOR.format("np.linalg.eigh(x, UPLO='U')[1]"), [(3, 3), (2, 3, 3)], domain="complex",
+         tag="complex-projector-upper"),
+    Spec(np.linalg.eigvalsh, "np.linalg.eigvalsh(x, 'U') * y", [((3, 3), (3,))], domain=("complex", "complex"),
+         tag="complex"),
+    Spec(np.linalg.svd, "np.linalg.svd(x)[1]", [(3, 2), (2, 3), (2, 3, 3)], domain="complex", tag="complex-values"),
+    Spec(np.linalg.svd, "np.linalg.svd(x, compute_uv=False)", [(3, 2), (2, 2, 3)], domain="complex",
+         tag="complex-values-only"),
+    Spec(np.linalg.svd, "np.abs(np.linalg.svd(x, full_matrices=False)[0]) @ np.abs(np.linalg.svd(x)[2])",
+         [(3, 2)], domain="complex", tag="complex-vectors"),
+    Spec(np.linalg.svd, "np.linalg.svd(x, full_matrices=False)[0] @ np.linalg.svd(x, full_matrices=False)[2]",
+         [(2, 3), (3, 3)], domain="complex", tag="complex-polar"),
+    Spec(np.linalg.norm, "np.linalg.norm(x)", [(3,), (2, 3)], domain="complex_nonzero", tag="complex"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 1) + np.linalg.norm(x, 3) + np.linalg.norm(x, -2)", [(4,)],
+         domain="complex_nonzero", tag="complex-p"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, np.inf) - np.linalg.norm(x, -np.inf) + np.linalg.norm(x, 0)", [(4,)],
+         domain="complex_nonzero", tag="complex-max"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, axis=1, keepdims=True) * y", [((2, 3), (2, 1))],
+         domain=("complex_nonzero", "complex"), tag="complex-axis"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 'fro') + np.linalg.norm(x, 'nuc')", [(2, 3)], domain="complex_nonzero",
+         tag="complex-fro-nuc"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 2) - np.linalg.norm(x, -2)", [(3, 2)], domain="complex_nonzero",
+         tag="complex-spectral"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 1, axis=(1, 2)) + np.linalg.norm(x, -1, axis=(2, 1))"
+         " + np.linalg.norm(x, np.inf, axis=(1, 2)) + np.linalg.norm(x, -np.inf, axis=(1, 2))", [(2, 3, 2)],
+         domain="complex_nonzero", tag="complex-matrix-1-inf"),
+    Spec(np.sort, "np.sort(x) * y", [((4,), (4,)), ((2, 3), (3,))], domain="complex", tag="complex"),
+    Spec(np.sort, "np.sort(x, axis=0)", [(3, 2)], domain="complex", tag="complex-axis0"),
+    Spec(runtime_complex_linalg.hermitian_eigh, "runtime_complex_linalg.hermitian_eigh(x, 'L')[0]", [(3, 3)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.hermitian_eigvalsh, "runtime_complex_linalg.hermitian_eigvalsh(x)", [(3, 3)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.complex_svd, "runtime_complex_linalg.complex_svd(x, False)[1]", [(3, 2)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.complex_norm, "runtime_complex_linalg.complex_norm(x, 2, 0)", [(3, 2)],
+         domain="complex_nonzero"),
 ]
 
 # numpy.fft's transforms (grad_templates/fft.py; tests/test_fft_rules.py tries every n/axis/norm) ----------------

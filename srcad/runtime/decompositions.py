@@ -158,7 +158,7 @@ def svd_grad(grad, result, a):
     is ``array([[1.]])``.
     """
     u, s, vh, k = _reduced(result, a)
-    grad_u, grad_s, grad_vh = (np.broadcast_to(g, np.shape(r)) for g, r in zip(grad, result))
+    grad_u, grad_s, grad_vh = [np.broadcast_to(g, np.shape(r)) for g, r in zip(grad, result)]
     if np.any(grad_u[..., :, k:] != 0) or np.any(grad_vh[..., k:, :] != 0):
         raise ValueError("the derivative through the extra columns of u (rows of vh) that "
                          "np.linalg.svd(a, full_matrices=True) returns for a non-square a is not defined; "
