@@ -430,6 +430,28 @@ def test_every_row_reverse_over_reverse(case):
         _reverse_over_vjp(case)
 
 
+# Subscripts of a NumPy scalar ------------------------------------------------------
+
+def scalar_subscripts(x):
+    return np.sum(np.sin(x[..., None]) * x[()]) + np.sum(x[None, ..., None] ** 3)
+
+
+@pytest.mark.parametrize("x", [np.float64(0.3), np.float64(-1.2), np.array(0.7)], ids=["float64", "negative", "0-d"])
+def test_getitem_of_a_numpy_scalar_in_both_modes_and_twice(x):
+    # the adjoint of x[..., None] is a store into dx: an np.float64 x gets a 0-d adjoint that can be stored into
+    # (the finite differences step x as an np.float64: a Python float has no x[..., None])
+    by_values = (scalar_subscripts(x + H) - scalar_subscripts(x - H)) / (2 * H)
+    gradient = srcad.grad(scalar_subscripts)
+    np.testing.assert_allclose(gradient(x), by_values, rtol=1e-7)
+    u, one = 0.7, x * 0.0 + 1.0   # a seed, and a tangent of x's kind
+    vjp, jvp = srcad.autodiff(scalar_subscripts), srcad.autodiff(scalar_subscripts, mode="forward")
+    np.testing.assert_allclose(jvp(x, one), by_values, rtol=1e-7)
+    np.testing.assert_allclose(u * jvp(x, one), vjp(x, u) * one, rtol=1e-12)   # <u, Jv> = <J^T u, v>
+    by_gradients = (gradient(x + H) - gradient(x - H)) / (2 * H)
+    np.testing.assert_allclose(srcad.grad(gradient)(x), by_gradients, rtol=1e-6)
+    np.testing.assert_allclose(srcad.hvp(scalar_subscripts, x, one), by_gradients, rtol=1e-6)
+
+
 def test_example_runs(capsys):
     runpy.run_path(EXAMPLE, run_name="__main__")
     printed = capsys.readouterr().out

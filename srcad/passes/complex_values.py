@@ -37,6 +37,7 @@ its line with "`np.maximum` of a complex number has no derivative in srcad ...".
 from __future__ import annotations
 
 import numbers
+from collections import Counter
 
 import gast
 import numpy as np
@@ -107,10 +108,35 @@ def complex_sources(value):
     return found
 
 
-def _real_result(value) -> bool:
+def _real_result(value, real_items=None) -> bool:
+    """Whether ``value`` is real whatever its arguments: ``z.real``, ``np.abs(z)``, the eigenvalues
+    ``t[0]`` of ``t = np.linalg.eigh(a)`` (``real_items``: name -> the positions of its real items)."""
     if isinstance(value, gast.Attribute) and value.attr in ("real", "imag"):
         return True
-    return isinstance(value, gast.Call) and any(annotation(value.func, "ref", None) is f for f in _REAL_RESULTS)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and isinstance(value.slice, gast.Constant):
+        return value.slice.value in (real_items or {}).get(value.value.id, ())
+    if not isinstance(value, gast.Call):
+        return False
+    function = annotation(value.func, "ref", None)
+    if function is np.linalg.svd and any(kw.arg == "compute_uv" and isinstance(kw.value, gast.Constant)
+                                         and kw.value.value is False for kw in value.keywords):
+        return True   # the singular values alone
+    return any(function is f for f in _REAL_RESULTS)
+
+
+# functions returning a tuple with real items at these positions (eigenvalues, singular values)
+_REAL_ITEMS = {np.linalg.eigh: (0,), np.linalg.svd: (1,)}
+
+
+def _real_items(writes):
+    """name -> the positions of its real items, for names bound once, to a call of a function of ``_REAL_ITEMS``."""
+    bound = Counter(written for _, written, _ in writes)
+    found = {}
+    for stmt, written, value in writes:
+        function = annotation(value.func, "ref", None) if isinstance(value, gast.Call) else None
+        if bound[written] == 1 and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            found.update({written: items for f, items in _REAL_ITEMS.items() if function is f})
+    return found
 
 
 def _writes(body):
@@ -139,11 +165,12 @@ class ComplexValues(Transformation):
                               if not (written in active and _unruled_call(node, value, unit.mode))]
                    for stmt, written, value in writes}
         origins = {name: None for name in unit.options.get("complex_params") or ()}   # name -> its first source
+        real_items = _real_items(writes)
         changed = True
         while changed:
             changed = False
             for stmt, written, value in writes:
-                if written in origins or _real_result(value):
+                if written in origins or _real_result(value, real_items):
                     continue
                 reads = sorted(syntax.loaded_names(value) & set(origins))
                 if sources[id(stmt)] or reads:

@@ -276,7 +276,9 @@ def check_seed(out, seed):
                         f"pass a seed shaped like the output")
     dtype = getattr(out, "dtype", None)
     if isinstance(seed, float) and dtype is not None and dtype.kind == "f" and dtype != np.float64:
-        return dtype.type(seed)
+        seed = dtype.type(seed)
+    if out.__class__ is np.ndarray and not out.ndim and not isinstance(seed, np.ndarray):
+        return np.array(seed)   # a 0-d output's seed as a 0-d array: its derivative may read ddx[..., None]
     return seed
 
 
