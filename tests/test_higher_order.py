@@ -348,7 +348,7 @@ def test_mlp_hessian_vector_product(loss, size):
 # Every spec row, twice ------------------------------------------------------------
 
 ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's derivative
-    "prod_others_tangent2-": "prod_others_tangent3 has no rules (a fifth derivative of prod)",
+    "prod_others_tangent2-": "a fifth derivative of np.prod: prod_others_tangent3 is not differentiated (refused)",
     "np.linalg.eigh-complex-": "complex eigh: its rule's helpers are not differentiated again",
     "np.linalg.eigvalsh-complex-": "complex eigvalsh: its rule's helpers are not differentiated again",
     "np.linalg.svd-complex-": "complex svd: its rule's helpers are not differentiated again",
