@@ -15,7 +15,7 @@ its derivative in ``cov`` is ``cov^-1 / 2`` on what SciPy reads of ``cov``
 """
 from scipy import stats
 
-from srcad.runtime import unbroadcast, zeros_like
+from srcad.runtime import broadcast_like, unbroadcast, zeros_like
 from srcad.runtime.distributions import exp_difference, normal_entropy_grad, normal_entropy_tangent
 from srcad.templates import adjoint, d, tangent
 
@@ -61,7 +61,7 @@ def norm_ppf_adjoint(y, q, loc=0, scale=1):
 
 @tangent(norm.ppf)
 def norm_ppf_tangent(y, q, loc=0, scale=1):
-    d[y] = d[q] / stats.norm.pdf(y, loc=loc, scale=scale) + d[loc] + (y - loc) / scale * d[scale]
+    d[y] = d[q] / stats.norm.pdf(y, loc=loc, scale=scale) + broadcast_like(d[loc], y) + (y - loc) / scale * d[scale]
 
 
 @adjoint(norm.isf)
@@ -73,7 +73,7 @@ def norm_isf_adjoint(y, q, loc=0, scale=1):
 
 @tangent(norm.isf)
 def norm_isf_tangent(y, q, loc=0, scale=1):
-    d[y] = -d[q] / stats.norm.pdf(y, loc=loc, scale=scale) + d[loc] + (y - loc) / scale * d[scale]
+    d[y] = -d[q] / stats.norm.pdf(y, loc=loc, scale=scale) + broadcast_like(d[loc], y) + (y - loc) / scale * d[scale]
 
 
 @adjoint(multivariate_normal.entropy)
