@@ -1065,6 +1065,13 @@ if special is not None:
         SPECS.append(Spec(special.softplus, "special.softplus(x)", UNARY))
     # scipy.linalg (grad_templates/scipy_linalg.py) ----------------------------
     SPECS += [
+        Spec(linalg.solve_banded, "linalg.solve_banded((1, 2), x + 5.0 * (np.arange(4) == 2)[:, None], y)",
+             [((4, 5), (5,)), ((4, 5), (5, 2))]),
+        Spec(linalg.solve_banded, "linalg.solve_banded((0, 1), x + 3.0 * np.array([[0.0], [1.0]]), y)",
+             [((2, 3), (3,))], tag="upper"),
+        Spec(runtime_factors.band_to_dense, "runtime_factors.band_to_dense((1, 2), x)", [(4, 5)]),
+        Spec(runtime_factors.dense_to_band, "runtime_factors.dense_to_band((2, 1), x)", [(4, 4)]),
+        Spec(runtime_factors.transposed_band, "runtime_factors.transposed_band((1, 2), x)", [(4, 5)]),
         Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y)",
              [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((3, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2))],
              domain=("wellcond", "real")),
