@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import SrcadError
 from .core import unbroadcast
-from .decompositions import svd_tangent
+from .decompositions import singular_direction_tangent
 from .dispatch import as_array
 from .limits import xdivy
 
@@ -315,7 +315,7 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
     t = np.broadcast_to(t, x.shape)
     if _is_matrix_norm(x, ord, axis):
         if ord in ("nuc", 2, -2):
-            return _singular_direction_tangent(t, x, ord, axis)
+            return singular_direction_tangent(t, x, ord, axis)
         if ord not in (None, "fro"):
             return np.zeros(x.shape)
         axes = (0, 1)
@@ -333,22 +333,6 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
     norm = np.sqrt(np.sum(x * x, axis=axes, keepdims=True))
     unit = xdivy(x, norm)   # 0 at a zero vector, where the Hessian (t - unit <unit, t>) / norm is infinite
     return (t - unit * np.sum(unit * t, axis=axes, keepdims=True)) / norm
-
-
-def _singular_direction_tangent(t, x, ord, axis):
-    """The tangent of ``u v^T`` (``ord`` 2/-2: the largest/smallest singular pair) or ``U V^T`` (``'nuc'``)."""
-    rows, columns = (0, 1)
-    if axis is not None:
-        rows, columns = (axis[0] % x.ndim, axis[1] % x.ndim)
-    moved, moved_t = np.moveaxis(x, (rows, columns), (-2, -1)), np.moveaxis(t, (rows, columns), (-2, -1))
-    result = np.linalg.svd(moved, full_matrices=False)
-    tangent_u, _, tangent_vh = svd_tangent(moved_t, result, moved)
-    u, vh = result[0], result[2]
-    if ord != "nuc":
-        k = 0 if ord == 2 else np.shape(u)[-1] - 1
-        u, vh, tangent_u, tangent_vh = u[..., :, k:k + 1], vh[..., k:k + 1, :], tangent_u[..., :, k:k + 1], \
-            tangent_vh[..., k:k + 1, :]
-    return np.moveaxis(tangent_u @ vh + u @ tangent_vh, (-2, -1), (rows, columns))
 
 
 # --------------------------------------------------------------------------
