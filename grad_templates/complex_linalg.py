@@ -1,4 +1,5 @@
-"""Rules for ``np.linalg.eigh``, ``eigvalsh``, ``svd`` and ``norm`` in functions that compute with complex numbers.
+"""Rules for ``np.linalg.eigh``, ``eigvalsh``, ``svd``, ``norm`` and ``np.sort`` in functions that compute with
+complex numbers.
 
 There the derivative pass calls these functions by the names in
 ``srcad.runtime.complex_linalg`` (``hermitian_eigh`` for ``np.linalg.eigh``...),
@@ -21,9 +22,16 @@ What the rules give (``srcad/runtime/complex_linalg.py`` has the formulas):
   derivative (as for real matrices).
 - ``norm`` with every ``ord``/``axis`` NumPy accepts for complex arrays:
   at a zero entry and at ties the real rules' one-sided choices.
+- ``np.sort``: a permutation by NumPy's order (real part, then imaginary
+  part), which is fixed where the real parts differ; where two entries have
+  equal real parts and different imaginary parts the sorted array jumps (no
+  derivative) and the derivative raises ``UnsupportedValueError`` naming the gather to
+  write (``z[np.argsort(z)]``, the order held fixed).  It is differentiated
+  to any order.
 
-The second derivative of these rules is not implemented: differentiating
-a derivative through them raises ``SrcadError`` at the user's line.
+The second derivative of the linear algebra rules is not implemented:
+differentiating a derivative through them raises ``SrcadError`` at the
+user's line.
 
 Example: the gradient of ``np.linalg.norm(z)`` is ``conj(z) / |z|``
 (``df/dx - i df/dy``), autograd's value.
@@ -31,12 +39,13 @@ Example: the gradient of ``np.linalg.norm(z)`` is ``conj(z) / |z|``
 import numpy as np
 
 from srcad.runtime import complex_linalg, unreduce
-from srcad.runtime.complex_linalg import (eigh_grad_hermitian, eigh_tangent_hermitian, eigvalsh_grad_hermitian,
-                                          eigvalsh_tangent_hermitian, norm_direction_complex,
-                                          singular_values_grad_complex, singular_values_tangent_complex,
-                                          svd_grad_complex, svd_tangent_complex)
+from srcad.runtime.complex_linalg import (complex_sort_order, eigh_grad_hermitian, eigh_tangent_hermitian,
+                                          eigvalsh_grad_hermitian, eigvalsh_tangent_hermitian,
+                                          norm_direction_complex, singular_values_grad_complex,
+                                          singular_values_tangent_complex, svd_grad_complex, svd_tangent_complex)
+from srcad.runtime.shapes import untake_along_axis
 from srcad.runtime.spectral import like_real
-from srcad.templates import adjoint, d, not_differentiated, tangent
+from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
 
 
 @adjoint(complex_linalg.hermitian_eigh)
@@ -86,6 +95,17 @@ def complex_norm_tangent(y, x, ord=None, axis=None, keepdims=False):
     d[y] = np.real(np.sum(d[x] * norm_direction_complex(x, ord=ord, axis=axis), axis=axis, keepdims=keepdims))
 
 
+@adjoint(complex_linalg.complex_sort)
+def complex_sort_adjoint(y, a, axis=-1, kind=None, order=None):
+    d[a] = untake_along_axis(d[y], a, complex_sort_order(a, axis=axis, kind=kind), axis=axis)
+
+
+@tangent(complex_linalg.complex_sort)
+def complex_sort_tangent(y, a, axis=-1, kind=None, order=None):
+    d[y] = np.take_along_axis(d[a], complex_sort_order(a, axis=axis, kind=kind), axis)
+
+
+nondifferentiable(complex_sort_order, reason="it is an order: integers")
 not_differentiated(eigh_grad_hermitian, eigh_tangent_hermitian, eigvalsh_grad_hermitian, eigvalsh_tangent_hermitian,
                    svd_grad_complex, svd_tangent_complex, singular_values_grad_complex,
                    singular_values_tangent_complex, norm_direction_complex,

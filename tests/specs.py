@@ -992,6 +992,8 @@ SPECS += [
          domain="complex"),
     Spec(runtime_complex_linalg.complex_norm, "runtime_complex_linalg.complex_norm(x, 2, 0)", [(3, 2)],
          domain="complex_nonzero"),
+    Spec(runtime_complex_linalg.complex_sort, "runtime_complex_linalg.complex_sort(x, None)", [(2, 3)],
+         domain="complex"),
 ]
 
 # numpy.fft's transforms (grad_templates/fft.py; tests/test_fft_rules.py tries every n/axis/norm) ----------------

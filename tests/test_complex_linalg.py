@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import srcad
+from srcad.errors import UnsupportedValueError
 
 from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
 from gradcheck import check_forward, check_forward_reverse, check_reverse, make_function
@@ -111,6 +112,29 @@ def test_a_second_derivative_through_the_complex_rules_is_refused(body):
     f = _function(f"np.real({body})", "a")
     with pytest.raises(srcad.SrcadError, match="once, not twice"):
         srcad.grad(srcad.grad(f))(A)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_sort_at_equal_real_parts_is_refused(mode):
+    # 1 + 2j and 1 - 1j: NumPy puts 1 - 1j first, and the order flips as the real parts move apart
+    tied = np.array([1 + 2j, 0.5 + 0j, 1 - 1j])
+    f = _function("np.sort(z) * z", "z")
+    derivative = srcad.autodiff(f, mode=mode)
+    with pytest.raises(UnsupportedValueError, match=r"z\[np.argsort\(z\)\]") as info:
+        derivative(tied, tied * 0.0 + 1.0)
+    assert ":2: return" in "\n".join(getattr(info.value, "__notes__", []))   # the user's line, noted
+    # the gather the message names is the derivative with NumPy's order held fixed (a constant permutation,
+    # checked against finite differences); equal entries are a kink, not a jump, and are differentiated too
+    def fixed(values):   # z[order] * z with the order of ``values`` a constant
+        return make_function("def f(z):\n    return z[order] * z\n", {"order": np.argsort(values)})
+
+    check_reverse(fixed(tied), (tied,))
+    seed = np.array([0.3 - 1j, 2.0, -0.5j])
+    gathered = srcad.autodiff(_function("z[np.argsort(z)] * z", "z"))(tied, seed)
+    np.testing.assert_allclose(gathered, srcad.autodiff(fixed(tied))(tied, seed), rtol=1e-14)
+    equal = np.array([1 + 2j, 0.5 + 0j, 1 + 2j])
+    np.testing.assert_allclose(derivative(equal, seed), srcad.autodiff(fixed(equal), mode=mode)(equal, seed),
+                               rtol=1e-14)
 
 
 def test_sort_of_complex_numbers_to_second_order():

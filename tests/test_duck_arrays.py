@@ -152,6 +152,7 @@ COERCING = {
     "hermitian_eigvalsh": "complex",
     "complex_svd": "complex",
     "complex_norm": "complex",
+    "complex_sort": "complex",
     "np.transpose-complex": "complex",
     "op.add-complex": "complex",
     "op.getitem-complex": "complex",

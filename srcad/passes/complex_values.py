@@ -193,7 +193,8 @@ _NOT_HOLOMORPHIC = {np.abs: spectral.complex_abs, np.absolute: spectral.complex_
                     np.real: spectral.real_part, np.imag: spectral.imag_part, np.conj: spectral.conjugate,
                     np.conjugate: spectral.conjugate, np.angle: spectral.phase, np.real_if_close: spectral.close_real,
                     np.linalg.eigh: complex_linalg.hermitian_eigh, np.linalg.eigvalsh: complex_linalg.hermitian_eigvalsh,
-                    np.linalg.svd: complex_linalg.complex_svd, np.linalg.norm: complex_linalg.complex_norm}
+                    np.linalg.svd: complex_linalg.complex_svd, np.linalg.norm: complex_linalg.complex_norm,
+                    np.sort: complex_linalg.complex_sort}
 # functions whose rules are right for complex arguments as they are (holomorphic, or linear with a
 # transpose that needs no conjugate under srcad's pairing Re(sum(adjoint * tangent)))
 _COMPLEX_RULES = frozenset(map(id, (
@@ -210,8 +211,7 @@ _COMPLEX_RULES = frozenset(map(id, (
 _COMPLEX_RULES |= frozenset(map(id, (
     np.cumsum, np.cumprod, np.where, np.flip, np.roll, np.tile, np.repeat, np.trace, np.diagonal, np.swapaxes,
     np.moveaxis, np.hstack, np.vstack, np.outer, np.diff, sum, np.asarray, runtime.array_copy, np.linalg.det, np.linalg.inv,
-    np.linalg.solve, np.sort, np.argsort, np.take_along_axis, runtime.untake_along_axis)))
-# np.sort: a permutation by NumPy's (lexicographic) order, grad_templates/indexing.py
+    np.linalg.solve, np.argsort, np.take_along_axis, runtime.untake_along_axis)))
 # srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
 # conjugate: a derivative of complex code is differentiated again through them
 _COMPLEX_RULES |= frozenset(map(id, (

@@ -1,5 +1,5 @@
-"""Helpers that generated derivative code calls for ``np.linalg.eigh``, ``eigvalsh``, ``svd`` and ``norm`` of
-complex matrices and vectors.
+"""Helpers that generated derivative code calls for ``np.linalg.eigh``, ``eigvalsh``, ``svd``, ``norm`` and
+``np.sort`` of complex matrices and vectors.
 
 Contract: like ``srcad.runtime``: small pure functions of NumPy values.  In
 a function that computes with complex numbers the derivative pass calls
@@ -26,6 +26,11 @@ eigenvalues (distinct, nonzero singular values).  ``eigh`` and
 LAPACK does), so their gradients are zero on the other strict triangle
 and real on the diagonal.
 
+``np.sort`` of complex numbers is a permutation (``complex_sort``): its
+derivative moves each entry with it, and where two entries have equal real
+parts and different imaginary parts (the sorted array jumps there)
+``complex_sort_order`` raises ``UnsupportedValueError``.
+
 Example::
 
     >>> a = np.array([[2.0, 1j], [-1j, 3.0]])
@@ -38,6 +43,7 @@ import numpy as np
 
 from .decompositions import _diag, _gap_inverse, _mT, _reduced
 from .linalg import _is_matrix_norm, norm_direction
+from ..errors import UnsupportedValueError
 from .spectral import unit_phase
 
 
@@ -239,3 +245,36 @@ def norm_direction_complex(x, ord=None, axis=None):
     if _is_matrix_norm(x, ord, axis) and ord in ("nuc", 2, -2):
         return np.conj(norm_direction(x, ord=ord, axis=axis))
     return norm_direction(np.abs(x), ord=ord, axis=axis) * np.conj(unit_phase(x))
+
+
+# --------------------------------------------------------------------------
+# sort
+
+def complex_sort(a, axis=-1, kind=None, order=None):
+    """``np.sort(a, axis, kind, order)``, under the name whose rules hold for complex arrays.
+
+    Example: ``complex_sort(np.array([1 + 2j, 1j]))`` is ``array([0.+1.j, 1.+2.j])``.
+    """
+    return np.sort(a, axis=axis, kind=kind, order=order)
+
+
+def complex_sort_order(a, axis=-1, kind=None):
+    """``np.argsort(a, axis, kind)``, once ``a`` is checked to have no two entries with equal real parts and
+    different imaginary parts along ``axis``: NumPy orders complex numbers by real part, then imaginary part,
+    and at such a tie the sorted array jumps as the real parts move, so it has no derivative there
+    (``UnsupportedValueError``, which the derivative notes with the user's line).
+
+    Example: ``complex_sort_order(np.array([1 + 2j, 1j]))`` is ``array([1, 0])``.
+    """
+    order = np.argsort(a, axis=axis, kind=kind)
+    ordered = np.take_along_axis(np.asarray(a), order, axis=axis) if axis is not None else np.ravel(a)[order]
+    step = -1 if axis is None else axis
+    real, imag = np.real(ordered), np.imag(ordered)
+    same_real = np.diff(real, axis=step) == 0
+    if np.iscomplexobj(a) and np.any(same_real & (np.diff(imag, axis=step) != 0)):
+        raise UnsupportedValueError("np.sort of complex numbers reached two entries with equal real parts and different "
+                           "imaginary parts: NumPy orders them by the imaginary part, so the sorted array jumps "
+                           "as the real parts move apart, and it has no derivative there. To differentiate with "
+                           "NumPy's order held fixed, gather by it: z[np.argsort(z)] (np.take_along_axis(z, "
+                           "np.argsort(z, axis=0), axis=0) along an axis)")
+    return order
