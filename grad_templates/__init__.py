@@ -19,13 +19,15 @@ einsum, convolutions, norms), ``decompositions`` (inv, solve, det,
 cholesky, eigh, eig, svd, pinv, qr, lstsq), ``numerical`` (diff, gradient,
 trapezoid, interp, polyval), ``construction`` (array, copy, full), ``iteration`` (tuple, list, dict,
 sorted, set),
-``fft`` (numpy.fft), ``complex_parts`` (|z|, real and imaginary parts, conjugate, phase), ``special`` (scipy.special),
+``fft`` (numpy.fft), ``complex_parts`` (|z|, real and imaginary parts, conjugate, phase), ``complex_linalg``
+(eigh, eigvalsh, svd and norm of complex numbers), ``special`` (scipy.special),
 ``scipy_linalg``, ``scipy_stats``, ``scipy_signal``, ``scipy_integrate``,
 ``runtime_helpers``, ``runtime_helpers_linalg``, ``runtime_helpers_reductions`` and ``tape`` (srcad's
 own helpers, so generated code can be differentiated again).
 """
 from . import (arithmetic, exp_log, trig, piecewise, math_module, reductions, shapes,  # noqa: F401
                indexing, joining, linalg, decompositions, numerical, construction, iteration, fft, complex_parts,
+               complex_linalg,
                nondifferentiable,
                runtime_helpers, runtime_helpers_linalg, runtime_helpers_reductions, runtime_helpers_numerical,
                tape)

@@ -36,7 +36,7 @@ from srcad.user_warnings import warn
 FAMILIES: Dict[str, Tuple[str, ...]] = {   # the SciPy module -> the family modules with its rules
     "scipy.special": ("special", "special_incomplete", "special_elementary", "special_bessel"),
     "scipy.linalg": ("scipy_linalg",),
-    "scipy.stats": ("scipy_stats", "scipy_stats_shapes", "scipy_stats_multivariate"),
+    "scipy.stats": ("scipy_stats", "scipy_stats_shapes", "scipy_stats_multivariate", "scipy_stats_tails"),
     "scipy.signal": ("scipy_signal",),
     "scipy.integrate": ("scipy_integrate", "scipy_integrate_ivp"),
 }

@@ -8,7 +8,8 @@ is the helper applied to the tangent.  ``prod_others`` (the gradient of
 ``np.prod``) is symmetric in the sense of a Hessian: its derivatives are the
 multilinear ``prod_others_tangent``, ``prod_others_tangent2`` and
 ``prod_others_tangent3`` (exact where the input has zeros), so ``np.prod`` can
-be differentiated four times.  ``logsumexp_weights`` is differentiated through
+be differentiated four times; a fifth derivative is refused at the user's line
+(``prod_others_tangent3`` is not differentiated).  ``logsumexp_weights`` is differentiated through
 its output (``b * exp(a - result)``).  ``nan_centered(t, x)`` (in the
 gradients of ``nanvar``/``nanstd``) is linear and symmetric in ``t``, so it is
 its own adjoint; ``x`` only marks the NaNs.  Shares of a gradient among tied
@@ -315,3 +316,7 @@ nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share
 not_differentiated(runtime_shapes.index_range, hint="it reads a slice of np.r_[...] whose step is not written in the "
                                                     "source; write np.arange(start, stop, step), or "
                                                     "np.linspace(start, stop, n) for a count, in place of the slice")
+not_differentiated(runtime_reductions.prod_others_tangent3,
+                   hint="srcad differentiates np.prod four times at most (prod_others_tangent3 is its fourth "
+                        "derivative's helper); for a fifth derivative write the product as a loop, "
+                        "p = 1.0; for v in x: p = p * v")

@@ -1,13 +1,14 @@
 """Rules for ``scipy.linalg``, registered when ``scipy.linalg`` is imported (``optional.py``).
 
-Covered: ``solve_triangular``, ``cholesky``, ``cho_factor``/``cho_solve``,
+Covered: ``solve_triangular``, ``solve_banded``, ``cholesky``, ``cho_factor``/``cho_solve``,
 ``lu_factor``/``lu_solve``, ``eigh``, ``inv``, ``det``, ``expm``,
 ``sqrtm`` and ``solve_sylvester``.  The helpers they call are in
 ``srcad/runtime/factors.py`` and ``srcad/runtime/decompositions.py``.
 
 What each rule reads, as SciPy does: ``solve_triangular`` one triangle of
 ``a`` (without its diagonal when ``unit_diagonal``), so the gradient of
-``a`` is zero on the rest; ``cholesky`` and ``cho_factor`` the upper
+``a`` is zero on the rest; ``solve_banded`` the band of ``ab`` (its unread
+corners get gradient zero); ``cholesky`` and ``cho_factor`` the upper
 triangle (the lower with ``lower=True``), and ``cho_factor``'s ``c`` keeps
 ``a``'s entries in its other triangle, which the rule passes through;
 ``eigh`` the lower triangle (the upper with ``lower=False``).  Domains:
@@ -40,7 +41,7 @@ from srcad.runtime import per_matrix, unbroadcast
 from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad,
                                           eigvalsh_tangent)
 from srcad.runtime import factors
-from srcad.runtime.factors import (as_columns, cho_factor_grad, cho_factor_tangent, cho_solve_grad,
+from srcad.runtime.factors import (as_columns, band_to_dense, cho_factor_grad, dense_to_band, transposed_band, cho_factor_tangent, cho_solve_grad,
                                    cho_solve_moved, frechet_block, from_columns, lu_factor_grad, lu_factor_tangent,
                                    lu_rows, lu_solve_grad, lu_solve_moved, real_root, sylvester_rhs,
                                    triangle, upper_right)
@@ -221,6 +222,49 @@ def sqrtm_adjoint(y, A):
 def sqrtm_tangent(y, A):
     root = real_root(y)
     d[y] = linalg.solve_sylvester(root, root, d[A])
+
+
+@adjoint(linalg.solve_banded)
+def solve_banded_adjoint(x, l_and_u, ab, b, check_finite=True):
+    solved = linalg.solve_banded(tuple(l_and_u)[::-1], transposed_band(l_and_u, ab), d[x], check_finite=check_finite)
+    columns = (np.shape(x)[0], -1)   # b and x as matrices with one column per right-hand side
+    d[ab] = -dense_to_band(l_and_u, np.reshape(solved, columns) @ np.reshape(x, columns).T)
+    d[b] = solved
+
+
+@tangent(linalg.solve_banded)
+def solve_banded_tangent(x, l_and_u, ab, b, check_finite=True):
+    d[x] = linalg.solve_banded(l_and_u, ab, d[b] - band_to_dense(l_and_u, d[ab]) @ x, check_finite=check_finite)
+
+
+@adjoint(factors.band_to_dense)
+def band_to_dense_adjoint(y, l_and_u, ab):
+    d[ab] = dense_to_band(l_and_u, d[y])
+
+
+@tangent(factors.band_to_dense)
+def band_to_dense_tangent(y, l_and_u, ab):
+    d[y] = band_to_dense(l_and_u, d[ab])
+
+
+@adjoint(factors.dense_to_band)
+def dense_to_band_adjoint(y, l_and_u, a):
+    d[a] = band_to_dense(l_and_u, d[y])
+
+
+@tangent(factors.dense_to_band)
+def dense_to_band_tangent(y, l_and_u, a):
+    d[y] = dense_to_band(l_and_u, d[a])
+
+
+@adjoint(factors.transposed_band)
+def transposed_band_adjoint(y, l_and_u, ab):
+    d[ab] = transposed_band(tuple(l_and_u)[::-1], d[y])
+
+
+@tangent(factors.transposed_band)
+def transposed_band_tangent(y, l_and_u, ab):
+    d[y] = transposed_band(l_and_u, d[ab])
 
 
 @adjoint(factors.sylvester_rhs)

@@ -57,6 +57,7 @@ from srcad.runtime import (limits as runtime_limits, linalg as runtime_linalg, r
 from srcad.runtime import arrays as runtime_arrays, numerical as runtime_numerical, stencils as runtime_stencils
 from srcad.runtime import iteration as runtime_iteration
 from srcad.runtime import checkpointing as runtime_checkpointing
+from srcad.runtime import complex_linalg as runtime_complex_linalg
 from gradcheck import PYFLOAT, make_function, random_input, shape_label
 
 try:
@@ -73,7 +74,8 @@ NAMESPACE = {"np": np, "math": math, "operator": operator, "special": special, "
              "runtime_iteration": runtime_iteration,
              "runtime_linalg": runtime_linalg, "runtime_reductions": runtime_reductions,
              "runtime_shapes": runtime_shapes, "runtime_arrays": runtime_arrays,
-             "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils}
+             "runtime_numerical": runtime_numerical, "runtime_stencils": runtime_stencils,
+             "runtime_complex_linalg": runtime_complex_linalg}
 
 Shape = Union[Tuple[int, ...], type]
 
@@ -948,6 +950,52 @@ SPECS += [
          domain=("complex", "complex", "real")),
 ]
 
+# np.linalg.eigh, eigvalsh, svd, norm and np.sort of complex numbers (grad_templates/complex_linalg.py): eigenvectors
+# and singular vectors through functions that do not depend on their phases (|v|, v v^H, u v^H), the only ones with
+# a derivative
+PROJECTOR = "{0}[..., :, :1] @ np.conj(np.swapaxes({0}[..., :, :1], -1, -2))"
+SPECS += [
+    Spec(np.linalg.eigh, "np.linalg.eigh(x)[0]", [(3, 3), (2, 2, 2)], domain="complex", tag="complex-values"),
+    Spec(np.linalg.eigh, "np.abs(np.linalg.eigh(x)[1]) ** 2", [(3, 3)], domain="complex", tag="complex-vectors"),
+    Spec(np.linalg.eigh, PROJECTOR.format("np.linalg.eigh(x, UPLO='U')[1]"), [(3, 3), (2, 3, 3)], domain="complex",
+         tag="complex-projector-upper"),
+    Spec(np.linalg.eigvalsh, "np.linalg.eigvalsh(x, 'U') * y", [((3, 3), (3,))], domain=("complex", "complex"),
+         tag="complex"),
+    Spec(np.linalg.svd, "np.linalg.svd(x)[1]", [(3, 2), (2, 3), (2, 3, 3)], domain="complex", tag="complex-values"),
+    Spec(np.linalg.svd, "np.linalg.svd(x, compute_uv=False)", [(3, 2), (2, 2, 3)], domain="complex",
+         tag="complex-values-only"),
+    Spec(np.linalg.svd, "np.abs(np.linalg.svd(x, full_matrices=False)[0]) @ np.abs(np.linalg.svd(x)[2])",
+         [(3, 2)], domain="complex", tag="complex-vectors"),
+    Spec(np.linalg.svd, "np.linalg.svd(x, full_matrices=False)[0] @ np.linalg.svd(x, full_matrices=False)[2]",
+         [(2, 3), (3, 3)], domain="complex", tag="complex-polar"),
+    Spec(np.linalg.norm, "np.linalg.norm(x)", [(3,), (2, 3)], domain="complex_nonzero", tag="complex"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 1) + np.linalg.norm(x, 3) + np.linalg.norm(x, -2)", [(4,)],
+         domain="complex_nonzero", tag="complex-p"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, np.inf) - np.linalg.norm(x, -np.inf) + np.linalg.norm(x, 0)", [(4,)],
+         domain="complex_nonzero", tag="complex-max"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, axis=1, keepdims=True) * y", [((2, 3), (2, 1))],
+         domain=("complex_nonzero", "complex"), tag="complex-axis"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 'fro') + np.linalg.norm(x, 'nuc')", [(2, 3)], domain="complex_nonzero",
+         tag="complex-fro-nuc"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 2) - np.linalg.norm(x, -2)", [(3, 2)], domain="complex_nonzero",
+         tag="complex-spectral"),
+    Spec(np.linalg.norm, "np.linalg.norm(x, 1, axis=(1, 2)) + np.linalg.norm(x, -1, axis=(2, 1))"
+         " + np.linalg.norm(x, np.inf, axis=(1, 2)) + np.linalg.norm(x, -np.inf, axis=(1, 2))", [(2, 3, 2)],
+         domain="complex_nonzero", tag="complex-matrix-1-inf"),
+    Spec(np.sort, "np.sort(x) * y", [((4,), (4,)), ((2, 3), (3,))], domain="complex", tag="complex"),
+    Spec(np.sort, "np.sort(x, axis=0)", [(3, 2)], domain="complex", tag="complex-axis0"),
+    Spec(runtime_complex_linalg.hermitian_eigh, "runtime_complex_linalg.hermitian_eigh(x, 'L')[0]", [(3, 3)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.hermitian_eigvalsh, "runtime_complex_linalg.hermitian_eigvalsh(x)", [(3, 3)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.complex_svd, "runtime_complex_linalg.complex_svd(x, False)[1]", [(3, 2)],
+         domain="complex"),
+    Spec(runtime_complex_linalg.complex_norm, "runtime_complex_linalg.complex_norm(x, 2, 0)", [(3, 2)],
+         domain="complex_nonzero"),
+    Spec(runtime_complex_linalg.complex_sort, "runtime_complex_linalg.complex_sort(x, None)", [(2, 3)],
+         domain="complex"),
+]
+
 # numpy.fft's transforms (grad_templates/fft.py; tests/test_fft_rules.py tries every n/axis/norm) ----------------
 SPECS += [
     Spec(np.fft.fft, "np.fft.fft(x)", [(4,), (2, 3)], domain="complex"),
@@ -1019,6 +1067,13 @@ if special is not None:
         SPECS.append(Spec(special.softplus, "special.softplus(x)", UNARY))
     # scipy.linalg (grad_templates/scipy_linalg.py) ----------------------------
     SPECS += [
+        Spec(linalg.solve_banded, "linalg.solve_banded((1, 2), x + 5.0 * (np.arange(4) == 2)[:, None], y)",
+             [((4, 5), (5,)), ((4, 5), (5, 2))]),
+        Spec(linalg.solve_banded, "linalg.solve_banded((0, 1), x + 3.0 * np.array([[0.0], [1.0]]), y)",
+             [((2, 3), (3,))], tag="upper"),
+        Spec(runtime_factors.band_to_dense, "runtime_factors.band_to_dense((1, 2), x)", [(4, 5)]),
+        Spec(runtime_factors.dense_to_band, "runtime_factors.dense_to_band((2, 1), x)", [(4, 4)]),
+        Spec(runtime_factors.transposed_band, "runtime_factors.transposed_band((1, 2), x)", [(4, 5)]),
         Spec(linalg.solve_triangular, "linalg.solve_triangular(x, y)",
              [((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (3,)), ((3, 3, 3), (3,)), ((2, 3, 3), (2, 3, 2))],
              domain=("wellcond", "real")),
@@ -1149,6 +1204,18 @@ if special is not None:
         Spec(stats.norm.cdf, "stats.norm.cdf(x, scale=y)", [((3,), ())], domain=("real", "positive"), tag="scale"),
         Spec(stats.norm.logcdf, "stats.norm.logcdf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
         Spec(stats.norm.logcdf, "stats.norm.logcdf(-30.0 * x)", [(3,)], domain="positive", tag="tail"),
+        Spec(stats.norm.sf, "stats.norm.sf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logsf, "stats.norm.logsf(x, y, z)", LOC_SCALE, domain=("real", "real", "positive")),
+        Spec(stats.norm.logsf, "stats.norm.logsf(30.0 * x)", [(3,)], domain="positive", tag="tail"),
+        Spec(stats.norm.ppf, "stats.norm.ppf(x, y, z)", LOC_SCALE, domain=("prob", "real", "positive")),
+        Spec(stats.norm.ppf, "stats.norm.ppf(x, scale=y)", [((3,), ())], domain=("prob", "positive"), tag="scale"),
+        Spec(stats.norm.isf, "stats.norm.isf(x, y, z)", LOC_SCALE, domain=("prob", "real", "positive")),
+        Spec(stats.multivariate_normal.entropy, "stats.multivariate_normal.entropy(x, y)", [((3,), (3, 3))],
+             domain=("real", "spd")),
+        Spec(stats.multivariate_normal.entropy, "stats.multivariate_normal.entropy(x, y)", [((2,), (2,)), ((3,), ())],
+             domain=("real", "positive"), tag="diagonal"),
+        Spec(stats.multivariate_normal.entropy, "stats.multivariate_normal.entropy(cov=x)", [(2, 2)], domain="spd",
+             tag="cov"),
         Spec(stats.t.logpdf, "stats.t.logpdf(x, y, scale=z)", LOC_SCALE, domain=("real", "positive", "positive")),
         Spec(stats.t.logpdf, "stats.t.logpdf(x, 3.0, loc=y)", [((3,), ())], tag="loc"),
         Spec(stats.t.pdf, "stats.t.pdf(x, y, z)", LOC_SCALE, domain=("real", "positive", "real")),

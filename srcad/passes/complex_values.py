@@ -37,6 +37,7 @@ its line with "`np.maximum` of a complex number has no derivative in srcad ...".
 from __future__ import annotations
 
 import numbers
+from collections import Counter
 
 import gast
 import numpy as np
@@ -48,18 +49,22 @@ from ..frontend.naming import dotted_name
 from ..analysis.blocks import is_append
 from ..templates import lookup
 from .. import runtime
-from ..runtime import spectral
+from ..runtime import complex_linalg, spectral
 from . import Transformation
 from .activity import ActivityAnalysis
 
-_REAL_RESULTS = (np.abs, np.absolute, abs, np.real, np.imag, np.angle, np.isnan, np.isfinite, np.isinf)
+_REAL_RESULTS = (np.abs, np.absolute, abs, np.real, np.imag, np.angle, np.isnan, np.isfinite, np.isinf, np.linalg.norm,
+                 np.linalg.eigvalsh)
 _COMPLEX_MODULES = ("cmath", "numpy.fft", "numpy.lib.scimath", "numpy.lib._scimath_impl")
 _REAL_IN_REAL_OUT = ("fftshift", "ifftshift", "fftfreq", "rfftfreq")   # of numpy.fft: they move or count
 _DTYPE_TAKERS = (np.dtype, np.asarray, np.array, np.asanyarray)   # a string argument is a dtype
 _MISSING = object()
 HINT = ("compute it with the functions srcad differentiates for complex numbers (README, \"Complex numbers\"), "
-        "or write that step with real and imaginary parts, each a float array: e.g. np.sort(np.real(z)) and "
-        "np.sort(np.imag(z)) for the parts of a complex array sorted one by one")
+        "or write that step with real and imaginary parts, each a float array: e.g. np.clip(np.real(z), 0.0, 1.0) "
+        "+ 1j * np.clip(np.imag(z), 0.0, 1.0) for the parts of a complex array clipped one by one")
+# np.maximum and its kin order complex numbers lexicographically: the value they pick jumps where two real
+# parts are equal (no derivative there), so srcad asks for the choice the user means, written with np.where
+_ORDERED_CHOICE = {np.maximum: ">=", np.fmax: ">=", np.minimum: "<=", np.fmin: "<="}
 
 
 def is_complex_value(value) -> bool:
@@ -103,10 +108,35 @@ def complex_sources(value):
     return found
 
 
-def _real_result(value) -> bool:
+def _real_result(value, real_items=None) -> bool:
+    """Whether ``value`` is real whatever its arguments: ``z.real``, ``np.abs(z)``, the eigenvalues
+    ``t[0]`` of ``t = np.linalg.eigh(a)`` (``real_items``: name -> the positions of its real items)."""
     if isinstance(value, gast.Attribute) and value.attr in ("real", "imag"):
         return True
-    return isinstance(value, gast.Call) and any(annotation(value.func, "ref", None) is f for f in _REAL_RESULTS)
+    if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and isinstance(value.slice, gast.Constant):
+        return value.slice.value in (real_items or {}).get(value.value.id, ())
+    if not isinstance(value, gast.Call):
+        return False
+    function = annotation(value.func, "ref", None)
+    if function is np.linalg.svd and any(kw.arg == "compute_uv" and isinstance(kw.value, gast.Constant)
+                                         and kw.value.value is False for kw in value.keywords):
+        return True   # the singular values alone
+    return any(function is f for f in _REAL_RESULTS)
+
+
+# functions returning a tuple with real items at these positions (eigenvalues, singular values)
+_REAL_ITEMS = {np.linalg.eigh: (0,), np.linalg.svd: (1,)}
+
+
+def _real_items(writes):
+    """name -> the positions of its real items, for names bound once, to a call of a function of ``_REAL_ITEMS``."""
+    bound = Counter(written for _, written, _ in writes)
+    found = {}
+    for stmt, written, value in writes:
+        function = annotation(value.func, "ref", None) if isinstance(value, gast.Call) else None
+        if bound[written] == 1 and isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name):
+            found.update({written: items for f, items in _REAL_ITEMS.items() if function is f})
+    return found
 
 
 def _writes(body):
@@ -135,11 +165,12 @@ class ComplexValues(Transformation):
                               if not (written in active and _unruled_call(node, value, unit.mode))]
                    for stmt, written, value in writes}
         origins = {name: None for name in unit.options.get("complex_params") or ()}   # name -> its first source
+        real_items = _real_items(writes)
         changed = True
         while changed:
             changed = False
             for stmt, written, value in writes:
-                if written in origins or _real_result(value):
+                if written in origins or _real_result(value, real_items):
                     continue
                 reads = sorted(syntax.loaded_names(value) & set(origins))
                 if sources[id(stmt)] or reads:
@@ -160,7 +191,10 @@ class ComplexValues(Transformation):
 # numbers too (grad_templates/complex_parts.py)
 _NOT_HOLOMORPHIC = {np.abs: spectral.complex_abs, np.absolute: spectral.complex_abs, abs: spectral.complex_abs,
                     np.real: spectral.real_part, np.imag: spectral.imag_part, np.conj: spectral.conjugate,
-                    np.conjugate: spectral.conjugate, np.angle: spectral.phase, np.real_if_close: spectral.close_real}
+                    np.conjugate: spectral.conjugate, np.angle: spectral.phase, np.real_if_close: spectral.close_real,
+                    np.linalg.eigh: complex_linalg.hermitian_eigh, np.linalg.eigvalsh: complex_linalg.hermitian_eigvalsh,
+                    np.linalg.svd: complex_linalg.complex_svd, np.linalg.norm: complex_linalg.complex_norm,
+                    np.sort: complex_linalg.complex_sort}
 # functions whose rules are right for complex arguments as they are (holomorphic, or linear with a
 # transpose that needs no conjugate under srcad's pairing Re(sum(adjoint * tangent)))
 _COMPLEX_RULES = frozenset(map(id, (
@@ -177,7 +211,7 @@ _COMPLEX_RULES = frozenset(map(id, (
 _COMPLEX_RULES |= frozenset(map(id, (
     np.cumsum, np.cumprod, np.where, np.flip, np.roll, np.tile, np.repeat, np.trace, np.diagonal, np.swapaxes,
     np.moveaxis, np.hstack, np.vstack, np.outer, np.diff, sum, np.asarray, runtime.array_copy, np.linalg.det, np.linalg.inv,
-    np.linalg.solve)))
+    np.linalg.solve, np.argsort, np.take_along_axis, runtime.untake_along_axis)))
 # srcad's helpers in generated code that are linear in the derivative they move, with transposes needing no
 # conjugate: a derivative of complex code is differentiated again through them
 _COMPLEX_RULES |= frozenset(map(id, (
@@ -260,6 +294,13 @@ class _ComplexRewriter:
                 or function is not np.sign and (isinstance(function, type) or lookup(function, self.unit.mode) is None):
             return   # np.sign is piecewise constant on the reals only: z / |z| on complex numbers
         label = dotted_name(call.func) if isinstance(call.func, (gast.Name, gast.Attribute)) else "this call"
+        sign = next((sign for choice, sign in _ORDERED_CHOICE.items() if function is choice), None)
+        if sign is not None:
+            raise self.unit.error(call, ComplexError, f"`{label}` of complex numbers picks one by NumPy's order (real "
+                                  f"part first, then imaginary part), and the value it picks jumps where two real "
+                                  f"parts are equal: it has no derivative there", f"write the choice you mean: "
+                                  f"np.where(np.real(z) {sign} np.real(w), z, w) (NumPy's choice where the real "
+                                  f"parts differ) or np.where(np.abs(z) {sign} np.abs(w), z, w) (by magnitude)")
         raise self.unit.error(call, ComplexError, f"`{label}` of a complex number has no derivative in srcad "
                               f"(its rule is checked for real numbers only)", HINT)
 

@@ -158,7 +158,7 @@ def svd_grad(grad, result, a):
     is ``array([[1.]])``.
     """
     u, s, vh, k = _reduced(result, a)
-    grad_u, grad_s, grad_vh = (np.broadcast_to(g, np.shape(r)) for g, r in zip(grad, result))
+    grad_u, grad_s, grad_vh = [np.broadcast_to(g, np.shape(r)) for g, r in zip(grad, result)]
     if np.any(grad_u[..., :, k:] != 0) or np.any(grad_vh[..., k:, :] != 0):
         raise ValueError("the derivative through the extra columns of u (rows of vh) that "
                          "np.linalg.svd(a, full_matrices=True) returns for a non-square a is not defined; "
@@ -220,3 +220,23 @@ def singular_values_tangent(tangent, a):
     """
     u, _, vh = np.linalg.svd(a, full_matrices=False)
     return np.diagonal(_mT(u) @ tangent @ _mT(vh), axis1=-2, axis2=-1).copy()
+
+
+def singular_direction_tangent(t, x, ord, axis=None):
+    """The tangent along ``t`` of ``u v^T`` (``ord`` 2/-2: the largest/smallest singular pair of ``x``) or
+    ``U V^T`` (``'nuc'``): the Hessian of the spectral or nuclear norm times ``t``.
+
+    Example: ``singular_direction_tangent(np.eye(2), np.diag([2.0, 1.0]), 'nuc')`` is ``array([[0., 0.], [0., 0.]])``.
+    """
+    rows, columns = (0, 1)
+    if axis is not None:
+        rows, columns = (axis[0] % x.ndim, axis[1] % x.ndim)
+    moved, moved_t = np.moveaxis(x, (rows, columns), (-2, -1)), np.moveaxis(t, (rows, columns), (-2, -1))
+    result = np.linalg.svd(moved, full_matrices=False)
+    tangent_u, _, tangent_vh = svd_tangent(moved_t, result, moved)
+    u, vh = result[0], result[2]
+    if ord != "nuc":
+        k = 0 if ord == 2 else np.shape(u)[-1] - 1
+        u, vh, tangent_u, tangent_vh = u[..., :, k:k + 1], vh[..., k:k + 1, :], tangent_u[..., :, k:k + 1], \
+            tangent_vh[..., k:k + 1, :]
+    return np.moveaxis(tangent_u @ vh + u @ tangent_vh, (-2, -1), (rows, columns))

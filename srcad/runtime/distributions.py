@@ -151,3 +151,23 @@ def normal_cov_tangent(tangent, x, mean, cov):
     change = _matrix(tangent, matrix.shape[-1])
     return _output(0.5 * (np.einsum("...i,ij,...j->...", scaled, change, scaled)
                           - np.trace(np.linalg.solve(matrix, change))))
+
+
+def normal_entropy_grad(g, mean, cov):
+    """The gradient of ``cov`` for the gradient ``g`` of ``multivariate_normal.entropy(mean, cov)``:
+    ``cov^-1 / 2``, on what SciPy reads of ``cov`` (a number, a diagonal, or the lower triangle).
+
+    Example: ``normal_entropy_grad(1.0, np.zeros(2), 2.0)`` is ``0.5``.
+    """
+    matrix = _matrix(cov, _dimension(mean, cov))
+    return _onto_cov(0.5 * g * np.linalg.inv(matrix), cov)
+
+
+def normal_entropy_tangent(tangent, mean, cov):
+    """The tangent of ``multivariate_normal.entropy(mean, cov)`` for the tangent ``tangent`` of ``cov``:
+    ``tr(cov^-1 dcov) / 2``.
+
+    Example: ``normal_entropy_tangent(1.0, np.zeros(2), 2.0)`` is ``0.5``.
+    """
+    matrix = _matrix(cov, _dimension(mean, cov))
+    return 0.5 * np.trace(np.linalg.solve(matrix, _matrix(tangent, matrix.shape[-1])))

@@ -26,6 +26,9 @@ axes are the matrix).  Real inputs only.
   packed factor; ``cho_solve_moved`` / ``lu_solve_moved`` return ``dA @ x``
   (``dA^T @ x`` for ``trans``) for a tangent of the factors: the tangent of
   ``x`` is the solve of ``db`` minus it.
+- ``band_to_dense(l_and_u, ab)`` / ``dense_to_band(l_and_u, a)`` move between
+  ``scipy.linalg.solve_banded``'s band storage and the square matrix (each
+  the other's transpose); ``transposed_band`` stores the transpose's band.
 - ``real_root(root)`` is ``root``, the result of ``scipy.linalg.sqrtm``, and
   raises ``ComplexError`` when it is complex (its argument had an eigenvalue
   on the negative real axis), so a complex root never reaches a derivative.
@@ -247,3 +250,43 @@ def sylvester_rhs(value, q):
                          f"multiplies by its Schur vectors instead of reading it as a matrix; srcad differentiates "
                          f"it for a matrix q only: pass q * np.ones((m, n)) or the matrix you mean")
     return value
+
+
+def band_to_dense(l_and_u, ab):
+    """The square matrix ``scipy.linalg.solve_banded(l_and_u, ab, b)`` solves with: ``a[i, j] = ab[u + i - j, j]``
+    on the band, 0 off it (the corners of ``ab`` outside the band are not read).  Linear in ``ab``; its
+    transpose is ``dense_to_band``.
+
+    Example: ``band_to_dense((1, 0), np.array([[2.0, 3.0], [1.0, 0.0]]))`` is ``array([[2., 0.], [1., 3.]])``.
+    """
+    lower, upper = l_and_u
+    n = np.shape(ab)[-1]
+    dense = np.zeros((n, n), dtype=np.result_type(ab, 0.0))
+    for row in range(lower + upper + 1):
+        offset = upper - row   # the diagonal j - i = offset
+        dense = dense + np.diag(ab[row, max(0, offset):n + min(0, offset)], offset)
+    return dense
+
+
+def dense_to_band(l_and_u, a):
+    """The band storage of ``a``'s band for ``scipy.linalg.solve_banded``, zero in the corners it does not
+    read: the transpose of ``band_to_dense``.
+
+    Example: ``dense_to_band((1, 0), np.array([[2.0, 5.0], [1.0, 3.0]]))`` is ``array([[2., 3.], [1., 0.]])``.
+    """
+    lower, upper = l_and_u
+    n = np.shape(a)[-1]
+    rows = []
+    for row in range(lower + upper + 1):
+        offset = upper - row
+        band = np.diagonal(a, offset)
+        rows.append(np.concatenate([np.zeros(max(0, offset)), band, np.zeros(max(0, -offset))]))
+    return np.stack(rows) if n else np.zeros((lower + upper + 1, 0))
+
+
+def transposed_band(l_and_u, ab):
+    """The band storage, for bands ``l_and_u[::-1]``, of the transpose of the matrix ``ab`` stores.
+
+    Example: ``transposed_band((1, 0), np.array([[2.0, 3.0], [1.0, 0.0]]))`` is ``array([[0., 1.], [2., 3.]])``.
+    """
+    return dense_to_band(tuple(l_and_u)[::-1], band_to_dense(l_and_u, ab).T)

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..errors import SrcadError
 from .core import unbroadcast
+from .decompositions import singular_direction_tangent
 from .dispatch import as_array
 from .limits import xdivy
 
@@ -304,8 +305,9 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
 
     2-norms and Frobenius norms give ``(t - u <u, t>) / norm`` with ``u = x / norm``;
     ``p``-norms their own formula; the 0, 1 and max norms (vector or matrix)
-    are piecewise linear, so 0.  Spectral and nuclear matrix norms raise
-    ValueError.
+    are piecewise linear, so 0.  The spectral norms 2/-2 give the tangent of
+    ``u v^T`` (the extreme singular pair), the nuclear norm that of ``U V^T``,
+    from the SVD's tangent (distinct, nonzero singular values needed).
 
     Example: ``norm_direction_tangent(np.array([1.0, 0.0]), np.array([3.0, 4.0]))`` is ``array([ 0.128, -0.096])``.
     """
@@ -313,10 +315,12 @@ def norm_direction_tangent(t, x, ord=None, axis=None):
     t = np.broadcast_to(t, x.shape)
     if _is_matrix_norm(x, ord, axis):
         if ord in ("nuc", 2, -2):
-            raise ValueError(f"srcad differentiates np.linalg.norm(x, ord={ord!r}) of a matrix once, not twice")
+            return singular_direction_tangent(t, x, ord, axis)
         if ord not in (None, "fro"):
             return np.zeros(x.shape)
-        axes = (0, 1) if axis is None else tuple(a % x.ndim for a in axis)
+        axes = (0, 1)
+        if axis is not None:
+            axes = (axis[0] % x.ndim, axis[1] % x.ndim)
     elif ord is not None and ord != 2:
         if ord in (0, 1, np.inf, -np.inf):
             return np.zeros(x.shape)
