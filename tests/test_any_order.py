@@ -23,7 +23,7 @@ import pytest
 
 import srcad
 
-from gradcheck import no_disk_cache  # noqa: F401 (autouse fixture)
+from gradcheck import check_hessian, no_disk_cache  # noqa: F401 (autouse fixture)
 from gradcheck import check_forward, check_reverse
 from any_order_helpers import act, act_slope
 
@@ -377,15 +377,25 @@ def test_a_list_used_as_a_stack(f):
 # What srcad still refuses names the user's line ----------------------------------------------------------
 
 def test_a_refusal_in_generated_code_names_the_users_line():
-    """srcad's derivative of an SVD's singular vectors calls a helper it cannot differentiate again."""
-    x = np.array([[2.0, 0.3], [0.3, 1.5]])
+    """srcad's derivative of a complex Hermitian eigenvalue problem calls a helper it differentiates once only."""
+    x = np.array([[2.0, 0.3], [-0.4, 1.5]])
     with pytest.raises(srcad.SrcadError) as info:
-        srcad.hessian(singular_vectors)(x)
+        srcad.hessian(complex_eigenvalues)(x)
     message = str(info.value)
-    assert f"your line {__file__}:" in message and "np.linalg.svd(a)" in message, message
-    assert "take one derivative fewer of singular_vectors" in message, message
+    assert f"your line {__file__}:" in message and "np.linalg.eigvalsh(a)" in message, message
+    assert "take one derivative fewer of complex_eigenvalues" in message, message
+
+
+def complex_eigenvalues(x):
+    a = x + x.T + 1j * (x - x.T)
+    return np.sum(np.linalg.eigvalsh(a) ** 3)
 
 
 def singular_vectors(a):
     u, values, vt = np.linalg.svd(a)
     return np.sum(u * 2.0) + np.sum(values)
+
+
+def test_second_derivative_through_singular_vectors():
+    """Once refused (the rule's helper was not differentiable again); now against differences of the gradient."""
+    check_hessian(singular_vectors, np.array([[2.0, 0.3], [0.3, 1.5]]), atol=1e-7)
