@@ -6,6 +6,18 @@ Contract:
   (``srcad.dependencies``); when something did, it has the loader find or
   build the derivative that fits what runs now (``srcad.api`` hands the
   loader down through ``use_loader`` when srcad is imported).
+- Then a call of plain arguments (Python and NumPy floats, ints, NumPy float
+  arrays; keywords of plain numbers, str, None, real arrays) runs the
+  generated function found for the first call of the same kinds and ranks:
+  the dispatch table maps one digit per argument (an int, a float, an array
+  of each rank) to it.  Every load empties the table, so nothing found for
+  older code runs; a call with an int where a derivative is asked is never
+  recorded.  Arguments sharing memory are checked and a result holding a
+  NaN is computed again (``srcad.overflow``) on every call.  Any other call
+  is examined argument by argument (``srcad.examined_call``).
+- The functions the layers above hand down (loader, verifier, special
+  calls) are held by ``srcad.derivative_hooks``; the setters are importable
+  from here too.
 - ``derivative(func, wrt, mode, optimize, **options)`` is the shared
   ``Derivative``: one per function, wrt, mode and options (a bound method's
   is its own).
@@ -36,9 +48,9 @@ from . import pickling
 from .config import config
 from .errors import SrcadError, StaleSourceError
 from .arguments import (Wrt, bind_arguments, bound_arguments, is_method, parameter_names, rebound_call, resolve_wrt,
-                        complex_fields_error, complex_gradients, holds_complex)
+                        holds_complex)
 from .derivative_hooks import LOADER, SPECIAL, VERIFYING, use_loader, use_special_calls, use_verifier, verifier
-from .examined_call import examined_call
+from .examined_call import examined_call, refuse_complex_fields
 from .frontend import tracebacks
 from .overflow import clean, settled
 from .shared_arguments import shared_arguments_check
@@ -131,7 +143,7 @@ class Derivative:
         try:
             if not self._current():
                 if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
-                    self._refuse_complex_fields(args)
+                    refuse_complex_fields(self, args)
                     return SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
             # the dispatch table: a call of floats, ints and float arrays (and keywords of plain numbers) runs
@@ -247,24 +259,6 @@ class Derivative:
             variant._load()
             variant._loaded_for = self._generation
         return variant._compiled
-
-    def _refuse_complex_fields(self, args) -> None:
-        """Raise ``ComplexError`` for a differentiated object with a complex field (fields get the real rules)."""
-        for position in self._wrt_positions:
-            if position < len(args) and is_container(args[position]):
-                refusal = complex_fields_error(self.func, position + self._offset, args[position])
-                if refusal is not None:
-                    raise refusal
-
-    def _call_complex_variant(self, args, kwargs):
-        """The result of the variant for complex arguments, with complex gradients for complex arguments."""
-        variant = self._complex_variant(args, kwargs)
-        if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
-            renamed = dict(zip(self.parameters, variant.parameters))
-            kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
-        result = variant(*args, **kwargs)
-        return result if self.mode != "reverse" else complex_gradients(
-            result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
 
     def _complex_variant(self, args, kwargs=None) -> "Derivative":
         """The variant generated for the complex arguments of this call, differentiated or not (its rules

@@ -19,7 +19,8 @@ load (the caller made them):
   the same container type (reverse mode);
 - otherwise the variant for the arguments' ranks runs (or the general
   derivative), and a result holding a NaN goes to ``srcad.overflow``.
-A Dask or CuPy array of floats passes as it is.
+A Dask or CuPy array of floats passes as it is.  ``refuse_complex_fields(derivative, args)`` raises the
+``ComplexError`` for an object with a complex field where a derivative is asked.
 
 Example::
 
@@ -35,7 +36,8 @@ import numbers
 
 import numpy as np
 
-from .arguments import complex_argument, holds_complex, integer_argument, mirror_gradients, refused_argument
+from .arguments import (complex_argument, complex_fields_error, complex_gradients, holds_complex, integer_argument,
+                        mirror_gradients, refused_argument)
 from .derivative_hooks import SPECIAL
 from .overflow import clean, settled
 from .runtime.dispatch import is_duck_array
@@ -73,7 +75,7 @@ def examined_call(df, args: tuple, kwargs: dict):
         if isinstance(value, _CONTAINERS):
             containers = True
         elif is_container(value):   # a dataclass, an object holding arrays
-            df._refuse_complex_fields(args)
+            refuse_complex_fields(df, args)
             return SPECIAL["objects"](df, args, kwargs)
         elif complex_argument(value):
             complex_seen = True
@@ -83,7 +85,7 @@ def examined_call(df, args: tuple, kwargs: dict):
     if (complex_seen or containers and holds_complex([args[p] for p in df._wrt_positions if p < len(args)], ())
             or df._other_positions and holds_complex([args[p] for p in df._other_positions if p < len(args)], ())
             or kwargs and holds_complex((), kwargs)) and "complex_params" not in df.options:
-        return df._call_complex_variant(args, kwargs)   # a variant built for complex numbers
+        return _complex_variant_call(df, args, kwargs)   # a variant built for complex numbers
     if containers and df.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
         result = mirror_gradients(df._compiled(*args, **kwargs), args, df.func, df._offset,
                                   df.wrt, df.as_tuple, df.options)
@@ -93,3 +95,30 @@ def examined_call(df, args: tuple, kwargs: dict):
         result = df._rank_variant(ranks)(*args) if ranks is not None else df._compiled(*args, **kwargs)
     # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
     return result if clean(result) else settled(df, result, args, kwargs)
+
+
+def refuse_complex_fields(df, args: tuple) -> None:
+    """Raise ``ComplexError`` for a differentiated object with a complex field (fields get the real rules).
+
+    Example::
+
+        >>> refuse_complex_fields(srcad.grad(f), (SimpleNamespace(z=np.ones(2, complex)),))   # doctest: +SKIP
+        Traceback (most recent call last):
+        ComplexError: ...
+    """
+    for position in df._wrt_positions:
+        if position < len(args) and is_container(args[position]):
+            refusal = complex_fields_error(df.func, position + df._offset, args[position])
+            if refusal is not None:
+                raise refusal
+
+
+def _complex_variant_call(df, args: tuple, kwargs: dict):
+    """The result of the variant for complex arguments, with complex gradients for complex arguments."""
+    variant = df._complex_variant(args, kwargs)
+    if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
+        renamed = dict(zip(df.parameters, variant.parameters))
+        kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
+    result = variant(*args, **kwargs)
+    return result if df.mode != "reverse" else complex_gradients(
+        result, args, df.func, df._offset, df.wrt, df.as_tuple, df.options)
