@@ -162,20 +162,22 @@ class Derivative:
                 else:
                     break
             else:
-                if not kwargs or _plain_keywords(kwargs):
-                    if kwargs:
-                        key = -1 - key
-                    function = table.get(key)
+                if kwargs:
+                    if not _plain_keywords(kwargs):
+                        return examined_call(self, args, kwargs)
+                    key = -1 - key
+                function = table.get(key)
+                if function is None:
+                    function = self._plain_function(args, kwargs, key, table)
                     if function is None:
-                        function = self._plain_function(args, kwargs, key, table)
-                    if function is not None:
-                        if self._shared_check is not None:
-                            self._shared_check(args)
-                        result = function(*args, **kwargs)
-                        if result.__class__ is float and result == result:
-                            return result
-                        # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again
-                        return result if clean(result) else settled(self, result, args, kwargs)
+                        return examined_call(self, args, kwargs)
+                if self._shared_check is not None:
+                    self._shared_check(args)
+                result = function(*args, **kwargs) if kwargs else function(*args)
+                if result.__class__ is float and result == result:
+                    return result
+                # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again
+                return result if clean(result) else settled(self, result, args, kwargs)
             return examined_call(self, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             if error.__class__ is not TypeError or not _raised_binding(error):
