@@ -16,7 +16,7 @@ Contract:
   block and restores them after; the driver uses it to point srcad's disk
   cache at a temporary directory.
 - It uses only srcad's public entry points and the ``srcad.grad`` object's
-  attributes (``_compiled``, ``_scalar_function``, ``_rank_variants``) and
+  attributes (``_compiled``, ``_scalar_function``, ``_rank_variants``, ``_table``) and
   ``srcad.api._MEMORY`` and ``srcad.derivative._BY_FUNCTION``, and gives
   None when they are missing.  It restores the environment variables, the
   caches and the derivative's attributes it changes.
@@ -106,6 +106,7 @@ def call_overhead_seconds(problem: Problem, args) -> Optional[float]:
         derivative._scalar_function = noop
     for variant in variants.values():
         variant._compiled = noop
+    _forget_dispatch(derivative)   # the functions its calls found so far: found again, stubbed
     try:
         number = 20000
         wrapped = min(loop_seconds(lambda: derivative(*args), number) for _ in range(5)) / number
@@ -116,7 +117,14 @@ def call_overhead_seconds(problem: Problem, args) -> Optional[float]:
             derivative._scalar_function = scalar
         for key, variant in variants.items():
             variant._compiled = ranked[key]
+        _forget_dispatch(derivative)   # the stubs it found: found again, generated
     return max(wrapped - direct, 0.0)
+
+
+def _forget_dispatch(derivative) -> None:
+    """Empty the derivative's dispatch table (``Derivative._table``: argument kinds -> function found)."""
+    if isinstance(getattr(derivative, "_table", None), dict):
+        derivative._table = {}
 
 
 CHILD = """\

@@ -6,6 +6,18 @@ Contract:
   (``srcad.dependencies``); when something did, it has the loader find or
   build the derivative that fits what runs now (``srcad.api`` hands the
   loader down through ``use_loader`` when srcad is imported).
+- Then a call of plain arguments (Python and NumPy floats, ints, NumPy float
+  arrays; keywords of plain numbers, str, None, real arrays) runs the
+  generated function found for the first call of the same kinds and ranks:
+  the dispatch table maps one digit per argument (an int, a float, an array
+  of each rank) to it.  Every load empties the table, so nothing found for
+  older code runs; a call with an int where a derivative is asked is never
+  recorded.  Arguments sharing memory are checked and a result holding a
+  NaN is computed again (``srcad.overflow``) on every call.  Any other call
+  is examined argument by argument (``srcad.examined_call``).
+- The functions the layers above hand down (loader, verifier, special
+  calls) are held by ``srcad.derivative_hooks``; the setters are importable
+  from here too.
 - ``derivative(func, wrt, mode, optimize, **options)`` is the shared
   ``Derivative``: one per function, wrt, mode and options (a bound method's
   is its own).
@@ -27,8 +39,6 @@ from __future__ import annotations
 
 import functools
 import inspect
-import numbers
-import threading
 import weakref
 
 import numpy as np
@@ -37,16 +47,19 @@ from typing import Any, Callable, Dict, Optional, Tuple
 from . import pickling
 from .config import config
 from .errors import SrcadError, StaleSourceError
-from .arguments import (Wrt, bind_arguments, bound_arguments, integer_argument, is_method, mirror_gradients,
-                        parameter_names, rebound_call, refused_argument, resolve_wrt,
-                        complex_argument, complex_fields_error, complex_gradients, holds_complex)
+from .arguments import (Wrt, bind_arguments, bound_arguments, is_method, parameter_names, rebound_call, resolve_wrt,
+                        holds_complex)
+from .derivative_hooks import LOADER, SPECIAL, VERIFYING, use_loader, use_special_calls, use_verifier, verifier
+from .examined_call import examined_call, refuse_complex_fields
 from .frontend import tracebacks
 from .overflow import clean, settled
-from .runtime.dispatch import is_duck_array
 from .shared_arguments import shared_arguments_check
 from .trees import is_container
 from .frontend.source import unwrap
 from .variants import all_scalars, float_ranks, indexes_elements, multiplies_arrays, written_out
+
+__all__ = ["Derivative", "derivative", "unpickled", "MODES", "VERIFYING", "use_loader", "use_special_calls",
+           "use_verifier"]   # the hooks' setters live in srcad.derivative_hooks and are imported from here too
 
 MODES = ("reverse", "forward")
 
@@ -78,6 +91,7 @@ class Derivative:
         self._current: Callable[[], bool] = _stale   # True while nothing the derivative depends on changed
         self._generation = 0                         # counts loads: variants loaded for an older one are stale
         self._source = ""
+        self._table: Dict[int, Callable] = {}   # the dispatch table: a call's argument kinds -> the function it runs
         self._read_signature()
         self.__name__ = f"d{getattr(self.func, '__name__', 'f')}"
         self.__doc__ = f"{mode}-mode derivative of {getattr(self.func, '__qualname__', self.func)}"
@@ -92,7 +106,7 @@ class Derivative:
             variadic = any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
                            for p in inspect.signature(func).parameters.values())
             if variadic and not self._requested_options.get("variadic"):
-                self.__class__ = _SPECIAL["variadic"]   # a variant per number of arguments and keywords
+                self.__class__ = SPECIAL["variadic"]   # a variant per number of arguments and keywords
                 self.wrt, self.as_tuple = (), isinstance(self.requested_wrt, (tuple, list))
             elif variadic:   # such a variant: wrt names its written-out parameters
                 requested = self.requested_wrt
@@ -101,7 +115,7 @@ class Derivative:
             else:
                 self.wrt, self.as_tuple = resolve_wrt(func, self.requested_wrt, len(self._prefix))
             if set(self.wrt) & set(parameter_names(func)[0][:len(self._prefix)]):
-                self.__class__ = _SPECIAL["whole object"]   # wrt='self': the object's fields, one by one
+                self.__class__ = SPECIAL["whole object"]   # wrt='self': the object's fields, one by one
         options = self._requested_options
         positional = parameter_names(func)[0] if inspect.isfunction(func) else ()
         if options.get("variadic"):
@@ -124,69 +138,47 @@ class Derivative:
             or offset or self._fixed else None
 
     def __call__(self, *args, **kwargs):
-        if config.verify and _verifier is not None and not VERIFYING.active:
-            return _verifier(self, args, kwargs)
+        if config.verify and not VERIFYING.active and verifier() is not None:
+            return verifier()(self, args, kwargs)
         try:
             if not self._current():
                 if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
-                    self._refuse_complex_fields(args)
-                    return _SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
+                    refuse_complex_fields(self, args)
+                    return SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
                 self._load()
-            scalars = self._scalar_variant is not False and not kwargs and args
-            if scalars:   # floats only: the quickest way
-                for arg in args:
-                    if arg.__class__ not in _FLOATS:
-                        scalars = arg.__class__ is int   # else (an array...) not all scalars: no need to ask
+            # the dispatch table: a call of floats, ints and float arrays (and keywords of plain numbers) runs
+            # the function found for a call of the same kinds and ranks; any other goes to examined_call
+            table, key = self._table, 0
+            for arg in args:
+                kind = arg.__class__
+                if kind is _ARRAY:
+                    if arg.dtype is not _FLOAT64 and arg.dtype.kind != "f":
                         break
+                    key = key * 128 + arg.ndim + 3   # a digit per argument: its rank, or the kind of scalar
+                elif kind in _FLOATS:
+                    key = key * 128 + 2
+                elif kind is int:
+                    key = key * 128 + 1
                 else:
-                    function = self._scalar_function
-                    if function is None or self._scalar_generation != self._generation:
-                        function = self._scalar_function_now()
-                    result = function(*args)
-                    if result.__class__ is float and result == result:
-                        return result
-                    return result if clean(result) else settled(self, result, args, kwargs)
-            if self._shared_check is not None:
-                self._shared_check(args)
-            containers = complex_seen = False
-            for position in self._wrt_positions:   # an int or bool has no derivative: say so
-                if position >= len(args):
-                    continue
-                kind = args[position].__class__
-                if kind is _ARRAY and args[position].dtype is _FLOAT64 or kind in _FLOATS \
-                        or kind is _ARRAY and args[position].dtype.kind == "f":
-                    continue
-                if kind in _NOT_DIFFERENTIABLE or kind is np.ndarray and args[position].dtype.kind in "biu":
-                    raise integer_argument(self.func, position + self._offset, args[position])
-                if is_duck_array(args[position]) and args[position].dtype.kind == "f":
-                    continue   # a Dask or CuPy array of floats: NumPy's dispatch protocols carry it
-                if isinstance(args[position], _CONTAINERS):
-                    containers = True
-                elif is_container(args[position]):   # a dataclass, an object holding arrays
-                    self._refuse_complex_fields(args)
-                    return _SPECIAL["objects"](self, args, kwargs)
-                elif complex_argument(args[position]):
-                    complex_seen = True
-                elif not isinstance(args[position], numbers.Real) and not complex_argument(args[position]) \
-                        or kind is np.ndarray and not complex_argument(args[position]):
-                    # a str, None...: no derivative to give
-                    raise refused_argument(self.func, position + self._offset, args[position])
-            if (complex_seen or containers and holds_complex([args[p] for p in self._wrt_positions if p < len(args)], ())
-                    or self._other_positions and holds_complex(
-                    [args[p] for p in self._other_positions if p < len(args)], ()) or kwargs and holds_complex(
-                    (), kwargs)) and "complex_params" not in self.options:
-                return self._call_complex_variant(args, kwargs)   # a variant built for complex numbers
-            if containers and self.mode == "reverse":   # a tuple's gradient is built as a list: give a tuple back
-                result = mirror_gradients(self._compiled(*args, **kwargs), args, self.func, self._offset,
-                                          self.wrt, self.as_tuple, self.options)
-            elif scalars and all_scalars(args):
-                result = self._scalar_function_now()(*args)
+                    break
             else:
-                ranks = float_ranks(args[:self._arity]) if self._rank_variants is not False and not kwargs \
-                    and args else None   # f's own arguments, not seeds or tangents
-                result = self._rank_variant(ranks)(*args) if ranks is not None else self._compiled(*args, **kwargs)
-            # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again: srcad.overflow
-            return result if clean(result) else settled(self, result, args, kwargs)
+                if kwargs:
+                    if not _plain_keywords(kwargs):
+                        return examined_call(self, args, kwargs)
+                    key = -1 - key
+                function = table.get(key)
+                if function is None:
+                    function = self._plain_function(args, kwargs, key, table)
+                    if function is None:
+                        return examined_call(self, args, kwargs)
+                if self._shared_check is not None:
+                    self._shared_check(args)
+                result = function(*args, **kwargs) if kwargs else function(*args)
+                if result.__class__ is float and result == result:
+                    return result
+                # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again
+                return result if clean(result) else settled(self, result, args, kwargs)
+            return examined_call(self, args, kwargs)
         except Exception as error:   # raised inside the derivative: note the generated and user lines
             if error.__class__ is not TypeError or not _raised_binding(error):
                 tracebacks.annotate(error)
@@ -227,6 +219,27 @@ class Derivative:
             self._scalar_generation = self._generation
         return function
 
+    def _plain_function(self, args: tuple, kwargs: Dict[str, Any], key: int, table: Dict[int, Callable]):
+        """The generated function for a call of plain arguments (floats, ints, float arrays; keywords of plain
+        numbers) whose kinds ``key`` the dispatch ``table`` does not hold yet, now recorded there; None, and
+        nothing recorded, when an int stands where a derivative is asked (``examined_call`` refuses it).
+
+        ``table`` is the one read before the function is found: a load replaces the table when it is done,
+        so what was found from an older load never lands in the new table.
+        """
+        for position in self._wrt_positions:
+            if position < len(args) and args[position].__class__ is int:
+                return None
+        if kwargs or not args:
+            function = self._compiled
+        elif self._scalar_variant is not False and all_scalars(args):
+            function = self._scalar_function_now()
+        else:   # the ranks of f's own arguments, not of seeds or tangents
+            ranks = float_ranks(args[:self._arity]) if self._rank_variants is not False else None
+            function = self._compiled if ranks is None else self._rank_variant(ranks)
+        table[key] = function
+        return function
+
     def _rank_variant(self, ranks):
         """The variant generated knowing each argument's rank (``A[i, j]`` of a 2-D ``A`` is a scalar).
 
@@ -248,24 +261,6 @@ class Derivative:
             variant._load()
             variant._loaded_for = self._generation
         return variant._compiled
-
-    def _refuse_complex_fields(self, args) -> None:
-        """Raise ``ComplexError`` for a differentiated object with a complex field (fields get the real rules)."""
-        for position in self._wrt_positions:
-            if position < len(args) and is_container(args[position]):
-                refusal = complex_fields_error(self.func, position + self._offset, args[position])
-                if refusal is not None:
-                    raise refusal
-
-    def _call_complex_variant(self, args, kwargs):
-        """The result of the variant for complex arguments, with complex gradients for complex arguments."""
-        variant = self._complex_variant(args, kwargs)
-        if kwargs:   # its tangents may be named apart from this derivative's: pass them by position
-            renamed = dict(zip(self.parameters, variant.parameters))
-            kwargs = {renamed.get(key, key): value for key, value in kwargs.items()}
-        result = variant(*args, **kwargs)
-        return result if self.mode != "reverse" else complex_gradients(
-            result, args, self.func, self._offset, self.wrt, self.as_tuple, self.options)
 
     def _complex_variant(self, args, kwargs=None) -> "Derivative":
         """The variant generated for the complex arguments of this call, differentiated or not (its rules
@@ -311,7 +306,10 @@ class Derivative:
     def _load(self) -> None:
         """Record what the derivative depends on now; reuse, load or build the module that fits; bind it
         (``srcad.api.load``, handed down through ``use_loader``)."""
-        _LOADER[0](self)
+        try:
+            LOADER[0](self)
+        finally:   # what was found before may be stale: from now on, find it again (see __call__)
+            self._table = {}
 
     def __reduce__(self):
         """Pickled as what it is built from, never as generated code (see the module's contract)."""
@@ -325,8 +323,6 @@ def _stale() -> bool:
     return False
 
 
-_NOT_DIFFERENTIABLE = frozenset({int, bool, np.int64, np.int32, np.bool_})
-_CONTAINERS = (tuple, list, dict)
 _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 
@@ -336,51 +332,27 @@ def _raised_binding(error: TypeError) -> bool:
     frame = error.__traceback__
     while frame.tb_next is not None:
         frame = frame.tb_next
-    return frame.tb_frame.f_code in (Derivative.__call__.__code__, _BINDING_CODE)
+    return frame.tb_frame.f_code in _CALLING_CODES
 
 
-_BINDING_CODE = bind_arguments(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__
+_CALLING_CODES = (Derivative.__call__.__code__, examined_call.__code__,
+                  bind_arguments(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__)
 
 
-_SPECIAL: Dict[str, Any] = {}   # srcad.calling's derivatives called other than with f's arguments, set on import
+def _plain_keywords(kwargs: Dict[str, Any]) -> bool:
+    """Whether every keyword argument is a plain number, str, None or a real array: nothing to examine
+    (the examined call looks at keywords only for complex numbers)."""
+    for value in kwargs.values():
+        kind = value.__class__
+        if kind is _ARRAY:
+            if value.dtype.kind not in "fiub":
+                return False
+        elif kind not in _PLAIN_KEYWORDS:
+            return False
+    return True
 
 
-def use_special_calls(kinds: Dict[str, Any]) -> None:
-    """Give the derivatives called other than with f's plain arguments (``srcad.calling`` sets them when srcad
-    is imported): ``"method"`` (per object), ``"objects"`` (containers field by field), ``"whole object"``
-    (``wrt='self'``) and ``"variadic"`` (``f(*xs, **kw)``).
-
-    Example::
-
-        >>> from srcad import api, calling
-        >>> api.use_special_calls(calling.KINDS)
-    """
-    _SPECIAL.update(kinds)
-
-
-_verifier: Optional[Callable[["Derivative", tuple, dict], Any]] = None   # srcad.verify's, set on import
-
-
-def use_verifier(verified_call: Callable[["Derivative", tuple, dict], Any]) -> None:
-    """With ``config.verify`` on, derivatives are called through ``verified_call(derivative, args, kwargs)``.
-
-    ``srcad.verify`` sets it when srcad is imported: it checks each new argument signature against
-    finite differences, and calls the derivative again with the check off (``VERIFYING``).
-
-    Example::
-
-        >>> from srcad import api, verify
-        >>> api.use_verifier(verify.verified_call)
-    """
-    global _verifier
-    _verifier = verified_call
-
-
-class _Verifying(threading.local):
-    active = False   # a check is running on this thread: its own derivatives are not checked again
-
-
-VERIFYING = _Verifying()
+_PLAIN_KEYWORDS = frozenset({float, int, bool, str, type(None), np.float64, np.float32, np.int64, np.int32, np.bool_})
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
@@ -413,24 +385,9 @@ def _derivative(func, wrt, mode, optimize, **options) -> Derivative:
         return Derivative(func, wrt, mode, options)
     derivative = per_function.get(key)
     if derivative is None:
-        kind = _SPECIAL["method"] if options.get("per_receiver") else Derivative
+        kind = SPECIAL["method"] if options.get("per_receiver") else Derivative
         derivative = per_function[key] = kind(func, wrt, mode, options)
     return derivative
-
-
-_LOADER: list = []   # srcad.api.load, set on import
-
-
-def use_loader(load: Callable[["Derivative"], None]) -> None:
-    """Have derivatives loaded by ``load(derivative)`` (``srcad.api`` sets it when srcad is imported): it
-    records what the derivative depends on, finds or builds the module that fits, and binds it.
-
-    Example::
-
-        >>> from srcad import api, derivative
-        >>> derivative.use_loader(api.load)
-    """
-    _LOADER[:] = [load]
 
 
 def unpickled(given: Callable, wrt: Wrt, mode: str, options: Dict[str, Any], fingerprint,
