@@ -11,8 +11,8 @@ their iterables whole before yielding anything (they make tuples of them), so
 building the list first gives the same items, in the same order, as the same
 objects (a row of an array is the same view).  Each iterable is evaluated once,
 in order, as Python does (a ``range`` as it is, anything else listed by an
-append loop).  Any other call of an ``itertools`` function raises
-``UnsupportedSyntaxError`` naming it and how to write it.  Returns whether
+append loop).  Any other call of an ``itertools`` function, and
+``functools.reduce``, raises ``UnsupportedSyntaxError`` naming it and the loop to write.  Returns whether
 anything changed.
 
 Example: ``for i, j in itertools.combinations(range(n), 2):`` becomes
@@ -23,6 +23,7 @@ then ``for i, j in combos:``.
 from __future__ import annotations
 
 import builtins
+import functools
 import itertools
 from typing import List, Optional
 
@@ -44,6 +45,10 @@ class ItertoolsLoops(Transformation):
         unit.tree.body = syntax.rewrite_statements(unit.tree.body, self._statement)
         for node in syntax.walk(unit.tree):
             function = syntax.annotation(node.func, "ref") if isinstance(node, gast.Call) else None
+            if function is functools.reduce:
+                raise unit.error(node, UnsupportedSyntaxError, "`functools.reduce(...)` is not supported",
+                                 "write the loop: `total = items[0]`, then `for item in items[1:]: "
+                                 "total = fn(total, item)`")
             if getattr(function, "__module__", None) == "itertools" or type(function).__module__ == "itertools":
                 raise unit.error(node, UnsupportedSyntaxError, f"`itertools.{function.__name__}(...)` is not supported here",
                                  "srcad writes out `itertools.product(...)` and `itertools.combinations(xs, 2)` "
