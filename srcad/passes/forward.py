@@ -330,10 +330,14 @@ class _ZERO(gast.Name):
         super().__init__(id="__zero__", ctx=gast.Load(), annotation=None, type_comment=None)
 
 
+_SUMS = ("add_structures", "add_lists")   # runtime helpers adding two derivatives leaf by leaf
+
+
 def _prune(node):
     """``node`` with zero terms removed (rules are linear in tangents), or None if it is zero.
 
-    ``add_structures(a, b)``, the sum of two derivatives of one list or dict, is a sum like ``a + b``.
+    ``add_structures(a, b)`` and ``add_lists(a, b)``, sums of two derivatives of one list or dict, are sums
+    like ``a + b``: a zero term drops out, not the whole call.
     """
     if isinstance(node, _ZERO):
         return None
@@ -358,7 +362,7 @@ def _prune(node):
                 return None
             setattr(node, field, child)
             return node
-    if isinstance(node, gast.Call) and getattr(node.func, "id", "") == "add_structures" and len(node.args) == 2:
+    if isinstance(node, gast.Call) and getattr(node.func, "id", "") in _SUMS and len(node.args) == 2:
         total, more = _prune(node.args[0]), _prune(node.args[1])   # a sum, leaf by leaf: zero terms drop out
         if total is None or more is None:
             return total if more is None else more
