@@ -56,7 +56,7 @@ class _Recorder:
     def winner(self, largest: bool, *values):
         """The arguments of a builtin ``max``/``min``: which one wins (the first of equal ones, as Python's)
         is a choice, and a tie with the winner a kink."""
-        chosen = (max if largest else min)(range(len(values)), key=lambda k: values[k])
+        chosen = values.index((max if largest else min)(values))   # the first of equal ones
         self.chosen.append(repr(chosen).encode())
         self.kink |= any(k != chosen and values[k] == values[chosen] for k in range(len(values)))
         return values
