@@ -21,8 +21,9 @@ per program, the most frequent refusal messages with names and numbers left
 out, and every failing seed with its program (minimised with
 ``--minimise``).  The exit status is 1 when a program failed.  With
 ``--census`` nothing is checked: it prints, per construct of
-``tests/fuzz_language.py`` and ``tests/fuzz_calls.py``, the share of the
-programs that use it (``tests/fuzz_census.py``).  The disk cache
+``tests/fuzz_language.py``, ``tests/fuzz_calls.py`` and
+``tests/fuzz_recent.py``, the share of the programs that use it
+(``tests/fuzz_census.py``).  The disk cache
 is off, so a run leaves nothing behind.
 """
 from __future__ import annotations
