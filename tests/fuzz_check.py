@@ -298,7 +298,8 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
 def raises_alike(f: Callable, arguments: List, error: Exception, rng, names: Tuple[str, ...] = ()) -> Outcome:
     """f raised ``error`` at ``arguments``: both derivatives must raise it too (same type, same message).
 
-    ``skipped`` when they do (there is no derivative to compare), ``unsupported`` for a ``SrcadError``,
+    ``skipped`` when they do (there is no derivative to compare), ``refused`` for an ``AliasingError`` or a
+    ``ComplexError`` and ``unsupported`` for another ``SrcadError`` (as ``check_point`` counts them),
     ``wrong`` when a derivative returns or raises something else.
     """
     wrt = names or tuple(range(len(arguments)))
@@ -310,6 +311,8 @@ def raises_alike(f: Callable, arguments: List, error: Exception, rng, names: Tup
         try:
             with np.errstate(all="ignore"):
                 attempt()
+        except REFUSALS as raised:   # counted as check_point counts them
+            return Outcome("refused", f"{type(raised).__name__}: {raised}")
         except srcad.SrcadError as raised:
             return Outcome("unsupported", f"{type(raised).__name__}: {raised}")
         except Exception as raised:   # noqa: BLE001 -- compared with what f raised
