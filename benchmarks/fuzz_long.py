@@ -14,13 +14,16 @@ after it, with the same derivatives and with new ones.  The summary gives the
 count per outcome (ok; skipped, split by reason: f fails or is not finite,
 a branch boundary, not smooth, a kink; unsupported construct; refused with AliasingError or
 ComplexError, split into refusals by design (a call into another module that
-changes its argument, a complex constant) and others; wrong; crash), the time
+changes its argument, a complex constant, lists joined with ``+`` in reverse
+mode, where forward mode is still compared) and others; wrong; crash), the
+count per form of ``tests/fuzz_recent.py`` and outcome, the time
 per program, the most frequent refusal messages with names and numbers left
 out, and every failing seed with its program (minimised with
 ``--minimise``).  The exit status is 1 when a program failed.  With
 ``--census`` nothing is checked: it prints, per construct of
-``tests/fuzz_language.py`` and ``tests/fuzz_calls.py``, the share of the
-programs that use it (``tests/fuzz_census.py``).  The disk cache
+``tests/fuzz_language.py``, ``tests/fuzz_calls.py`` and
+``tests/fuzz_recent.py``, the share of the programs that use it
+(``tests/fuzz_census.py``).  The disk cache
 is off, so a run leaves nothing behind.
 """
 from __future__ import annotations
@@ -39,7 +42,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 import srcad.api  # noqa: E402
 from fuzz_census import LABELS, census  # noqa: E402
-from fuzz_check import check_program, describe, message_key, minimise, refusal_by_design  # noqa: E402
+from fuzz_check import check_program, describe, message_key, refusal_by_design  # noqa: E402
+from fuzz_minimise import minimise  # noqa: E402
 from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
 
 FAILED = ("wrong", "crash")
@@ -69,11 +73,14 @@ def main(argv=None) -> int:
     failures = []
     refusals: collections.Counter = collections.Counter()
     skips: collections.Counter = collections.Counter()
+    recent: collections.Counter = collections.Counter()   # (form of tests/fuzz_recent.py, outcome): programs
     began = time.perf_counter()
     for seed in range(options.start, options.start + options.count):
         program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
         outcome = check_program(program, seed)
         tally[outcome.status] += 1
+        if program.recent:
+            recent[program.recent, outcome.status + (" (by design)" if refusal_by_design(outcome) else "")] += 1
         if outcome.status in FAILED:
             failures.append((seed, program, outcome))
         elif outcome.status in ("unsupported", "refused"):
@@ -96,7 +103,9 @@ def main(argv=None) -> int:
         print(f"  {status:12} {tally[status]:6d}")
         if status == "refused":
             print(f"    by design  {tally['refused by design']:6d}  (calls that change their argument in another "
-                  f"module, complex constants; the unsupported .real/.imag reads are counted here too)")
+                  f"module, complex constants; the unsupported .real/.imag reads and list joins are counted here too)")
+    for (form, status), count in sorted(recent.items()):
+        print(f"  recent form {form:13} {status:24} {count:5d}")
     for reason, count in skips.most_common(options.top):
         print(f"  skipped x{count}: {reason}")
     for message, count in refusals.most_common(options.top):

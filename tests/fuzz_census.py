@@ -1,8 +1,8 @@
 """Which constructs of Python as people write it a generated program uses (to measure the fuzzer's coverage).
 
 Contract: ``constructs(source)`` parses a generated module and returns the
-names (keys of ``LABELS``) of the constructs of ``tests/fuzz_language.py``
-and ``tests/fuzz_calls.py`` its functions use: a construct counts where it
+names (keys of ``LABELS``) of the constructs of ``tests/fuzz_language.py``,
+``tests/fuzz_calls.py`` and ``tests/fuzz_recent.py`` its functions use: a construct counts where it
 is used (a call of a method, not the class that defines it), so a module
 definition nothing calls is not counted.  ``census(sources)`` counts, per
 construct, the programs using it.  Nothing here runs a program.
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 import collections
+import re
 from typing import Iterable, Set
 
 LABELS = {
@@ -37,7 +38,16 @@ LABELS = {
     "kwargs_call": "**kwargs helper, g(**cfg) or keywords", "double_star_call": "g(**cfg)",
     "list_pop_insert": "list pop()/insert", "recursion": "direct recursion", "mutual_recursion": "mutual recursion",
     "nested_grad": "srcad.grad inside f",
+    # tests/fuzz_recent.py
+    "max_min_many": "builtin max/min of three or more numbers", "complex_rule": "complex value through a complex rule",
+    "unpack_value": "a, b = v of a value that is no literal", "array_copy": ".copy() or np.copy of an array",
+    "list_join": "lists or tuples joined with + or repeated with *",
+    "shadowed_parameter": "helper whose loop variable shadows a parameter",
 }
+# the rules fuzz_recent.py sends complex values through (their operands are named c0, c1...)
+COMPLEX_RULES = {"np.cumsum", "np.cumprod", "np.where", "np.flip", "np.roll", "np.tile", "np.repeat", "np.trace",
+                 "np.diagonal", "np.swapaxes", "np.moveaxis", "np.hstack", "np.vstack", "np.outer", "np.diff", "sum",
+                 "np.linalg.det", "np.linalg.inv", "np.linalg.solve"}
 GENERATOR_CONSUMERS = {"sum": "generator_sum", "max": "generator_max", "min": "generator_min",
                        "sorted": "generator_sorted", "any": "generator_any_all", "all": "generator_any_all",
                        "tuple": "generator_tuple_list", "list": "generator_tuple_list"}
@@ -90,6 +100,19 @@ def _call(node: ast.Call, found: Set[str]) -> None:
         found.add("star_call")
     if any(k.arg is None for k in node.keywords):
         found.add("double_star_call")
+    if callee in ("max", "min") and len(node.args) >= 3:
+        found.add("max_min_many")
+    if callee in COMPLEX_RULES and any(isinstance(n, ast.Name) and re.fullmatch(r"c\d+", n.id)
+                                       for a in node.args for n in ast.walk(a)):
+        found.add("complex_rule")
+    if callee in ("np.copy",) or callee.endswith(".copy") or (
+            isinstance(node.func, ast.Attribute) and node.func.attr == "copy"):
+        found.add("array_copy")
+
+
+def _targets(target: ast.AST) -> Set[str]:
+    """The names a ``for`` target binds."""
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
 
 
 def constructs(source: str) -> Set[str]:
@@ -99,7 +122,16 @@ def constructs(source: str) -> Set[str]:
     for function in tree.body:
         if not isinstance(function, ast.FunctionDef) or function.name in CALLEES:
             continue
+        parameters = {a.arg for a in function.args.args}
         for node in ast.walk(function):
+            if isinstance(node, ast.For) and _targets(node.target) & parameters and function.name != "f":
+                found.add("shadowed_parameter")
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Tuple) and not isinstance(
+                    node.value, (ast.Tuple, ast.List)):
+                found.add("unpack_value")
+            if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mult)) and any(
+                    isinstance(side, (ast.List, ast.Tuple)) for side in (node.left, node.right)):
+                found.add("list_join")
             if isinstance(node, ast.Raise):
                 found.add("raise")
             elif isinstance(node, ast.Try):

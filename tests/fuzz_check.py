@@ -1,4 +1,4 @@
-"""Checking srcad's derivatives of generated programs, and minimising failing ones.
+"""Checking srcad's derivatives of generated programs (tests/fuzz_minimise.py shrinks failing ones).
 
 Contract:
 - ``check_program(program, seed)`` builds ``f`` from the source (through
@@ -10,7 +10,9 @@ Contract:
   differences to ``FD_RTOL`` and with each other (``<u, J v> = <J^T u, v>``)
   to ``AGREE_RTOL``; ``"refused"`` for an ``AliasingError`` (a change made
   in place that srcad cannot follow) or a ``ComplexError``,
-  ``"unsupported"`` for another ``SrcadError``; ``"skipped"`` when ``f``
+  ``"unsupported"`` for another ``SrcadError`` (where reverse mode refuses
+  lists joined with ``+`` by design, forward mode alone is still compared
+  with finite differences: ``forward_alone``); ``"skipped"`` when ``f``
   raises at the point and both derivatives raise the same exception with the
   same message (``raises_alike``: else ``"wrong"``), when f fails near the point, is not finite, sits on a branch boundary (it
   runs other lines of the program at some point of the difference stencil:
@@ -35,8 +37,7 @@ Contract:
 - ``refusal_by_design`` says whether a refusal is by design (a call that
   changes its argument in another module, a complex constant), and
   ``message_key`` turns a message into a key to count refusals by kind.
-- ``minimise(program, seed)`` drops statements and blocks while the program
-  still fails the same way (same status, same exception type).
+- ``tests/fuzz_minimise.py`` shrinks a failing program.
 - ``describe`` formats an outcome with the program and its arguments.
 
 Example::
@@ -50,7 +51,6 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import inspect
 import itertools
 import linecache
@@ -79,6 +79,7 @@ _MODULE_COUNTER = itertools.count()
 # outcomes from best to worst: a program checked in two phases (before and after a redefinition) gets the worse
 RANKS = ("ok", "skipped", "refused", "unsupported", "wrong", "crash")
 REFUSALS = (srcad.AliasingError, srcad.ComplexError)
+LIST_JOIN_REFUSAL = "`+` joined two lists or tuples (or `*` repeated one)"   # reverse mode's, by design
 
 
 def _registered(source: str, suffix: str = "") -> str:
@@ -246,6 +247,13 @@ def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str,
             raise AssertionError(f"gradient shape {np.shape(gradient)} for an argument of shape "
                                  f"{np.shape(argument)}")
     reverse = sum(_inner(g, d) for g, d in zip(gradients, directions))
+    forward, forward_value = forward_mode(f, arguments, u, directions, names)
+    return reverse, forward, reverse_value, forward_value
+
+
+def forward_mode(f: Callable, arguments: List, u, directions, names: Tuple[str, ...] = ()) -> Tuple[float, object]:
+    """(<u, J v> by forward mode, its value of f), as ``differentiate`` computes them."""
+    output = f(*_copies(arguments))
     primals, tangents = _copies(arguments), _copies(directions)
     if names:
         forward_value = output
@@ -255,7 +263,7 @@ def differentiate(f: Callable, arguments: List, u, directions, names: Tuple[str,
     _unchanged(primals + tangents, arguments + directions, "forward-mode")
     if np.shape(tangent) != np.shape(output):
         raise AssertionError(f"tangent shape {np.shape(tangent)} for an output of shape {np.shape(output)}")
-    return reverse, _inner(u, tangent), reverse_value, forward_value
+    return _inner(u, tangent), forward_value
 
 
 def check_program(program: Program, seed: int = 0) -> Outcome:
@@ -290,7 +298,8 @@ def check_program(program: Program, seed: int = 0) -> Outcome:
 def raises_alike(f: Callable, arguments: List, error: Exception, rng, names: Tuple[str, ...] = ()) -> Outcome:
     """f raised ``error`` at ``arguments``: both derivatives must raise it too (same type, same message).
 
-    ``skipped`` when they do (there is no derivative to compare), ``unsupported`` for a ``SrcadError``,
+    ``skipped`` when they do (there is no derivative to compare), ``refused`` for an ``AliasingError`` or a
+    ``ComplexError`` and ``unsupported`` for another ``SrcadError`` (as ``check_point`` counts them),
     ``wrong`` when a derivative returns or raises something else.
     """
     wrt = names or tuple(range(len(arguments)))
@@ -302,6 +311,8 @@ def raises_alike(f: Callable, arguments: List, error: Exception, rng, names: Tup
         try:
             with np.errstate(all="ignore"):
                 attempt()
+        except REFUSALS as raised:   # counted as check_point counts them
+            return Outcome("refused", f"{type(raised).__name__}: {raised}")
         except srcad.SrcadError as raised:
             return Outcome("unsupported", f"{type(raised).__name__}: {raised}")
         except Exception as raised:   # noqa: BLE001 -- compared with what f raised
@@ -345,7 +356,10 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     except WroteArgument as error:
         return Outcome("wrong", str(error))
     except srcad.SrcadError as error:
-        return Outcome("unsupported", f"{type(error).__name__}: {error}")
+        refusal = Outcome("unsupported", f"{type(error).__name__}: {error}")
+        if LIST_JOIN_REFUSAL not in str(error):
+            return refusal
+        return forward_alone(f, arguments, u, directions, names, stencil, values, refusal)
     except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
         return Outcome("crash", traceback.format_exc(limit=-6))
     numbers = {"finite differences": fine, "reverse": reverse, "forward": forward}
@@ -377,13 +391,42 @@ def check_point(program: Program, f: Callable, arguments: List, seed: int, names
     return Outcome("ok", numbers=numbers)
 
 
+def forward_alone(f: Callable, arguments: List, u, directions, names: Tuple[str, ...], stencil: Differences,
+                  values, refusal: Outcome) -> Outcome:
+    """Reverse mode refused by design (lists joined with ``+``): forward mode, which differentiates them, is
+    still compared with finite differences where the point is smooth; ``refusal`` unless it is wrong."""
+    try:
+        with np.errstate(all="ignore"):
+            forward, forward_value = forward_mode(f, arguments, u, directions, names)
+    except WroteArgument as error:
+        return Outcome("wrong", str(error))
+    except srcad.SrcadError as error:
+        return Outcome("unsupported", f"{type(error).__name__}: {error} (forward mode; reverse mode: "
+                                      f"{refusal.detail})")
+    except Exception:   # noqa: BLE001 -- any other exception is a bug in srcad
+        return Outcome("crash", traceback.format_exc(limit=-6))
+    numbers = {"finite differences": stencil.fine, "forward": forward}
+    if not np.allclose(np.asarray(forward_value, dtype=float), values, rtol=1e-12, atol=1e-12):
+        return Outcome("wrong", f"the forward-mode derivative returns f = {forward_value!r}", numbers)
+    size = max(1.0, abs(stencil.fine), abs(stencil.coarse))
+    compared = (stencil.same_lines and abs(stencil.fine - stencil.coarse) <= SMOOTH_RTOL * size
+                and abs(stencil.right - stencil.left) <= SMOOTH_RTOL * size and not stencil.at_kink)
+    if compared and not abs(forward - stencil.fine) <= FD_RTOL * max(1.0, abs(stencil.fine)):
+        return Outcome("wrong", "forward mode disagrees with finite differences (reverse mode refused by "
+                                "design)", numbers)
+    return Outcome(refusal.status, refusal.detail + (" (forward mode agrees with finite differences)"
+                                                     if compared else ""), numbers)
+
+
 def refusal_by_design(outcome: Outcome) -> bool:
     """Whether ``outcome`` is a refusal srcad makes by design: a complex constant (``ComplexError``, or reading
-    ``.real``/``.imag`` of a differentiated value), or a call to a function of another module that changes its
+    ``.real``/``.imag`` of a differentiated value), lists or tuples joined with ``+`` or repeated with ``*``
+    (``UnsupportedValueError`` in reverse mode, README), or a call to a function of another module that changes its
     argument (one of ``tests/fuzz_helpers.py``)."""
     calls = "|".join(MUTATORS)
-    if outcome.status == "unsupported":   # a complex constant's `.real` read from a differentiated value
-        return re.search(r"reading `\.(real|imag)` of a value that is being differentiated", outcome.detail) is not None
+    if outcome.status == "unsupported":   # a complex constant's `.real` read; lists joined with `+` (reverse mode)
+        return re.search(r"reading `\.(real|imag)` of a value that is being differentiated|"
+                         + re.escape(LIST_JOIN_REFUSAL), outcome.detail) is not None
     return outcome.status == "refused" and ("ComplexError:" in outcome.detail
                                             or re.search(rf"\b({calls})\(", outcome.detail) is not None)
 
@@ -404,61 +447,3 @@ def describe(program: Program, outcome: Outcome, seed: int) -> str:
     return (f"{outcome.status}: {outcome.detail}\n{numbers}\narguments ({shapes}) from seed {seed}{zeros}\n"
             f"{program.source}{cell}")
 
-
-# --------------------------------------------------------------------------
-# minimising a failing program
-
-
-def _block_end(lines: List[str], start: int) -> int:
-    """The index after the statement starting at ``start`` (its indented body included)."""
-    indent = len(lines[start]) - len(lines[start].lstrip())
-    end = start + 1
-    while end < len(lines) and (not lines[end].strip() or len(lines[end]) - len(lines[end].lstrip()) > indent):
-        end += 1
-    return end
-
-
-def _is_loop_counter(line: str) -> bool:
-    """A ``while`` loop's counter update: dropping it would make the loop endless."""
-    words = line.split()
-    return len(words) == 5 and words[0].startswith("k") and words[1:4] == ["=", words[0], "+"]
-
-
-def _signature(outcome: Outcome) -> Tuple[str, str]:
-    """What must stay the same while minimising: the status and the last line of a crash."""
-    lines = outcome.detail.strip().splitlines()
-    return outcome.status, (lines[-1].split(":")[0] if outcome.status == "crash" and lines else "")
-
-
-def minimise(program: Program, seed: int, budget: int = 400) -> Program:
-    """A shorter program failing the same way: statements and blocks are dropped while it still does."""
-    target = _signature(check_program(program, seed))
-    if target[0] == "ok":
-        return program
-    lines = program.source.splitlines()
-    attempts = 0
-    changed = True
-    while changed and attempts < budget:
-        changed = False
-        for start in range(len(lines) - 1, -1, -1):
-            if start >= len(lines) or attempts >= budget:
-                continue
-            if not lines[start].startswith((" ", "def helper")) or _is_loop_counter(lines[start]):
-                continue
-            for end in sorted({start + 1, _block_end(lines, start)}, reverse=True):
-                candidate = lines[:start] + lines[end:]
-                text = "\n".join(candidate) + "\n"
-                try:
-                    compile(text, "<candidate>", "exec")
-                except SyntaxError:
-                    continue
-                attempts += 1
-                trial = dataclasses.replace(program, source=text)
-                try:
-                    outcome = check_program(trial, seed)
-                except Exception:   # noqa: BLE001 -- a candidate that f itself cannot run
-                    continue
-                if _signature(outcome) == target:
-                    lines, changed = candidate, True
-                    break
-    return dataclasses.replace(program, source="\n".join(lines) + "\n")

@@ -2,15 +2,17 @@
 
 Contract:
 - ``instrumented(source)`` is a copy of a program's module whose every
-  comparison, integer cast (``astype``, ``np.array(..., dtype=int)``,
-  ``int(...)``), step function (``np.floor``, ``np.floor_divide``, ``//``,
+  comparison, integer cast (``astype`` to an integer type, ``np.array(...,
+  dtype=int)``, ``int(...)``; ``astype(complex)`` is no choice), builtin
+  ``max``/``min`` of two or more arguments (which one wins), step function (``np.floor``, ``np.floor_divide``, ``//``,
   ``%``, ``np.round``...), argument of ``abs``/``np.abs``/``np.sign``, pair of
   ``np.minimum``/``np.maximum``/``np.fmin``/``np.fmax`` and argument of
   ``np.max``/``np.min``/``np.amax``/``np.amin`` passes through a recorder.
   The copy computes exactly what the original computes.
 - ``choices(f, arguments)`` runs the copy's ``f`` and returns (the discrete
   values it chose, in order; whether a primitive sat on a kink: ``abs`` of an
-  exact 0, a tie in ``minimum``/``maximum``, a repeated maximum or minimum).
+  exact 0, a tie in ``minimum``/``maximum`` or among the arguments of a
+  builtin ``max``/``min``, a repeated maximum or minimum).
   ``None`` when the copy cannot run (its first error stays the original's).
 - The checker uses them to tell a point where the program's derivative is not
   defined by its branches alone (an integer cast or an ``x if c else y`` that
@@ -51,6 +53,14 @@ class _Recorder:
         self.kink |= bool(np.any(np.asarray(first) == np.asarray(second)))
         return first, second
 
+    def winner(self, largest: bool, *values):
+        """The arguments of a builtin ``max``/``min``: which one wins (the first of equal ones, as Python's)
+        is a choice, and a tie with the winner a kink."""
+        chosen = values.index((max if largest else min)(values))   # the first of equal ones
+        self.chosen.append(repr(chosen).encode())
+        self.kink |= any(k != chosen and values[k] == values[chosen] for k in range(len(values)))
+        return values
+
     def extreme(self, value):
         array = np.asarray(value)
         if array.size > 1:
@@ -60,6 +70,11 @@ class _Recorder:
 
 def _name_of(func: ast.AST) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _complex_cast(node: ast.Call) -> bool:
+    """``v.astype(complex)`` (or ``np.complex128``): a change of type, not a choice."""
+    return bool(node.args) and "complex" in _name_of(node.args[0])
 
 
 def _recorded(method: str, *args: ast.AST) -> ast.Call:
@@ -79,7 +94,7 @@ class _Instrument(ast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         name = _name_of(node.func)
-        integer = (name == "astype" or (name == "int" and isinstance(node.func, ast.Name))
+        integer = ((name == "astype" and not _complex_cast(node)) or (name == "int" and isinstance(node.func, ast.Name))
                    or any(k.arg == "dtype" and _name_of(k.value) in ("int", "int64") for k in node.keywords))
         if integer or name in _STEPS:
             return _recorded("choice", node)
@@ -87,6 +102,10 @@ class _Instrument(ast.NodeTransformer):
             node.args[0] = _recorded("zero", node.args[0])
         elif name in _TIES and len(node.args) == 2 and not node.keywords:
             node.args = [ast.Starred(value=_recorded("tie", *node.args), ctx=ast.Load())]
+        elif name in ("max", "min") and isinstance(node.func, ast.Name) and len(node.args) >= 2 and not any(
+                isinstance(a, ast.Starred) for a in node.args) and not node.keywords:
+            node.args = [ast.Starred(value=_recorded("winner", ast.Constant(name == "max"), *node.args),
+                                     ctx=ast.Load())]
         elif name in _EXTREMES and isinstance(node.func, ast.Attribute) and node.args:
             node.args[0] = _recorded("extreme", node.args[0])
         return node

@@ -37,6 +37,13 @@ Contract:
 - Rare constructs are drawn with ``rare``, which says no to the smallest
   and largest draws: hypothesis favours those, and would flood its batch
   with constructs meant to be rare.
+- Constructs srcad learned recently (``tests/fuzz_recent.py``: builtin
+  ``max``/``min`` of several numbers, complex values through the rules
+  checked for them, unpacking of arrays and returned tuples, ``.copy()``,
+  lists joined with ``+``/``*``, a helper whose loop variable shadows a
+  parameter) are drawn last, after every older choice, and added before
+  f's last ``return``: a seed's program is the one it was before they
+  were added, or that program with a few lines more.
 - ``tests/fuzz_check.py`` differentiates the programs and compares.
 - ``EXCLUDED`` (``tests/fuzz_kinds.py``) names constructs left out while srcad gets them wrong or
   refuses them.
@@ -59,6 +66,7 @@ from fuzz_constructs import Constructs
 from fuzz_kinds import CONSTANTS, EXCLUDED, SHAPES, Scope, Variable
 from fuzz_language import Statements
 from fuzz_memory import InPlace
+from fuzz_recent import FORMS as RECENT_FORMS, PERCENT, Recent
 
 PARAMETERS = (("x", "V"), ("y", "M"), ("s", "S"), ("w", "W"))
 
@@ -115,7 +123,8 @@ class Program:
     ``zeros`` says, per parameter, which of its elements are 0 (``"all"``,
     ``"first"`` or ``""``; empty for none); ``redefinition`` is source run in
     the module after the first derivative (empty for none); ``must_refuse``
-    names the error srcad must raise (empty when a derivative is expected).
+    names the error srcad must raise (empty when a derivative is expected);
+    ``recent`` the form of ``tests/fuzz_recent.py`` f ends with (empty for none).
     """
 
     source: str
@@ -124,9 +133,10 @@ class Program:
     zeros: Tuple[str, ...] = ()
     redefinition: str = ""
     must_refuse: str = ""
+    recent: str = ""
 
     def __repr__(self) -> str:
-        extras = "".join(f", {name}={getattr(self, name)!r}" for name in ("zeros", "redefinition", "must_refuse")
+        extras = "".join(f", {name}={getattr(self, name)!r}" for name in ("zeros", "redefinition", "must_refuse", "recent")
                          if getattr(self, name))
         return f"Program(kinds={self.kinds}{extras}, source=\n{self.source})"
 
@@ -160,7 +170,7 @@ BINARY_CALLS = ["np.maximum({a}, {b})", "np.minimum({a}, {b})", "np.where({a} > 
                 "np.where({a} > 0.0, {a}, 0.1 * {b})", "{a} / (1.0 + {b} * {b})", "np.arctan2({a}, 2.0 + np.cos({b}))"]
 
 
-class ProgramGenerator(Constructs, InPlace, Statements, Calls):
+class ProgramGenerator(Constructs, InPlace, Statements, Calls, Recent):
     """Draws one random program per ``program()`` call; see the module docstring."""
 
     def __init__(self, chooser, max_statements: int = 6, max_depth: int = 3, writable_parameters: bool = False):
@@ -221,11 +231,18 @@ class ProgramGenerator(Constructs, InPlace, Statements, Calls):
             if keyword_only and self.chance(50):
                 redefinition = "f.__kwdefaults__ = {'p': 1.25}\n"
         result = self.expression(result_kind, scope, self.max_depth)
+        recent = ""
+        if self.chance(PERCENT):   # drawn after every older choice: older seeds' programs only gain these lines
+            recent = self.pick(RECENT_FORMS)
+            lines, term = self.recent_statement(recent, scope, 1)
+            body += lines
+            terms.append(term)
         body.append(f"    return {result}" if not terms else f"    return ({result}) + " + " + ".join(terms))
         parts.append("def f(" + signature + "):\n" + "\n".join(body) + "\n")
         parts[:0] = list(self.definitions.values())
         return Program(self.imports_source() + "\n\n" + "\n\n".join(parts), tuple(name for name, _ in chosen),
-                       tuple(kind for _, kind in chosen), zeros if any(zeros) else (), redefinition, must_refuse)
+                       tuple(kind for _, kind in chosen), zeros if any(zeros) else (), redefinition, must_refuse,
+                       recent)
 
     def imports_source(self) -> str:
         lines = ["import " + module for module in ("functools", "math", "warnings") if module in self.imports

@@ -45,11 +45,21 @@ Contract checked here:
   branches; each appears in at least 1% of programs, and the first program
   using each is checked; where f raises, both derivatives raise the same
   exception with the same message;
+- programs also use the constructs srcad learned recently (issue #18,
+  ``tests/fuzz_recent.py``, drawn after every older choice so older seeds'
+  programs stay as they were): builtin ``max``/``min`` of three or four
+  numbers, complex values through the rules checked for them, ``a, b = v``
+  of arrays, rows and returned tuples (of a wrong length too: f raises
+  Python's ``ValueError``, and so must both derivatives), ``.copy()``, lists
+  joined with ``+``/``*`` (refused in reverse mode by design; forward mode
+  is compared alone), a helper whose loop variable shadows a parameter and
+  whose unused statement may raise; one program of each is checked;
 - The batch is deterministic (``derandomize=True``, no example database).
 - ``REGRESSIONS`` holds minimised programs that once failed; each is checked
   at several points.
 """
 import collections
+import hashlib
 import re
 import random
 
@@ -57,10 +67,13 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
+import fuzz_check
 from fuzz_census import LABELS, census, constructs
 from fuzz_check import check_program, describe, refusal_by_design
+from fuzz_choices import choices, instrumented
 from fuzz_constructs import redefinition_form
 from fuzz_programs import Program, ProgramGenerator, RandomChooser, programs
+from fuzz_recent import FORMS as RECENT_FORMS
 from gradcheck import no_disk_cache  # noqa: F401 (autouse)
 
 BATCH = 240   # with test_one_program_of_each_language_construct, the file's run time stays as with 270 alone
@@ -151,6 +164,58 @@ def test_every_kind_of_redefinition_and_a_complex_constant():
     assert tally["ok"] >= len(REDEFINITIONS) // 2, tally
 
 
+# the first program of benchmarks/fuzz_long.py's sequence ending with each form of tests/fuzz_recent.py, and
+# what checking it gives (status, words of its detail)
+RECENT = {
+    "max_min_many": ("ok", ""), "complex_rule": ("ok", ""), "unpack": ("ok", ""), "copy": ("ok", ""),
+    "dead_shadow": ("ok", ""),
+    # refused by design in reverse mode; forward mode, which joins lists, is compared alone
+    "list_join": ("unsupported", "(forward mode agrees with finite differences)"),
+}
+# seeds whose program raises at the point, in f and in both derivatives alike: (form, the error f raises)
+# sha256 (first 16 digits) of the programs of seeds 0 and 5 as they were generated before tests/fuzz_recent.py
+# (seed 5's without the lines its list join adds and without its `return` lines, which gain a term)
+PROGRAM_0_HASH, PROGRAM_5_HASH = "2b91391b268fae5c", "8f0c99960d46423e"
+RECENT_RAISING = {535: ("unpack", "ValueError (so do both derivatives): too many values to unpack (expected 2)"),
+                  101: ("dead_shadow", "IndexError (so do both derivatives): invalid index to scalar variable.")}
+
+
+def test_each_recent_form_is_differentiated_in_both_modes_or_refused_by_design():
+    """One program per form of tests/fuzz_recent.py (issue #18): builtin max/min of several numbers, complex
+    values through the rules checked for them, unpacking of non-literal values, .copy(), a helper whose loop
+    variable shadows a parameter are compared with finite differences in both modes; lists joined with `+`
+    are refused in reverse mode by design, and forward mode is compared alone."""
+    assert set(RECENT) == set(RECENT_FORMS)
+    found = first_of_each(lambda program: program.recent, RECENT_FORMS, limit=300)
+    for form, (program, seed) in found.items():
+        outcome = check_program(program, seed)
+        status, words = RECENT[form]
+        assert outcome.status == status and words in outcome.detail, describe(program, outcome, seed)
+        assert refusal_by_design(outcome) == (status != "ok"), describe(program, outcome, seed)
+
+
+@pytest.mark.parametrize("seed", sorted(RECENT_RAISING))
+def test_a_wrong_unpacking_or_a_dead_statement_that_raises_raises_in_both_derivatives(seed):
+    """`a, b = v` of a value of another length, and an unused statement of an inlined helper indexing a
+    parameter a loop variable made a number: f raises, and so do both derivatives, with Python's message."""
+    program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
+    form, message = RECENT_RAISING[seed]
+    outcome = check_program(program, seed)
+    assert program.recent == form, program
+    assert (outcome.status, outcome.detail) == ("skipped", f"f raises {message}"), describe(program, outcome, seed)
+
+
+def test_recent_forms_leave_older_programs_as_they_were():
+    """The forms of tests/fuzz_recent.py are drawn after every older choice: a program without one is the
+    program of the same seed before they were added (pinned by its hash), and one with one only gains lines."""
+    plain = ProgramGenerator(RandomChooser(random.Random(0))).program()
+    assert not plain.recent and hashlib.sha256(plain.source.encode()).hexdigest()[:16] == PROGRAM_0_HASH
+    joined = ProgramGenerator(RandomChooser(random.Random(5))).program()
+    assert joined.recent == "list_join"
+    before = [line for line in joined.source.splitlines() if not line.lstrip().startswith(("h2 = ", "return"))]
+    assert hashlib.sha256("\n".join(before).encode()).hexdigest()[:16] == PROGRAM_5_HASH
+
+
 def checked(body, kinds="V", **extras):
     source = "import math\nimport numpy as np\n\n\n" + body
     parameters = tuple(body.split("def f(")[1].split(")")[0].replace(" ", "").split(","))
@@ -182,6 +247,37 @@ def test_the_checker_skips_kinks_and_boundaries_and_requires_refusals_and_fresh_
     finally:
         np.tanh = tanh
     assert outcome.status == "wrong" and outcome.detail.startswith("after the redefinition"), outcome
+
+
+def test_forward_mode_is_compared_alone_where_reverse_mode_refuses_a_list_join(monkeypatch):
+    """Lists joined with `+` are refused in reverse mode by design (README): the checker counts the refusal
+    as by design, and still compares forward mode with finite differences, so a wrong tangent is `wrong`."""
+    joined = "def f(x):\n    h = [x[0], np.sin(x[1])] + [x[2]]\n    return h[0] * h[-1] * h[1]\n"
+    outcome = checked(joined)
+    assert outcome.status == "unsupported" and refusal_by_design(outcome), outcome
+    assert outcome.detail.endswith("(forward mode agrees with finite differences)"), outcome
+    assert set(outcome.numbers) == {"finite differences", "forward"}, outcome
+    correct = fuzz_check.forward_mode
+
+    def off_by_one(*arguments, **options):
+        tangent, value = correct(*arguments, **options)
+        return tangent + 1.0, value
+
+    monkeypatch.setattr(fuzz_check, "forward_mode", off_by_one)
+    outcome = checked(joined)
+    assert outcome.status == "wrong" and outcome.detail.startswith("forward mode disagrees"), outcome
+
+
+def test_the_winner_of_a_builtin_max_of_three_and_its_ties_are_recorded():
+    """tests/fuzz_choices.py: which argument of `max(a, b, c)` wins is a discrete choice (another winner near
+    the point is a branch boundary) and a tie with the winner a kink; `astype(complex)` is no choice."""
+    source = "import numpy as np\n\n\ndef f(x):\n    return max(x[0], x[1], x[2]) + min(x[0], x[1], 0.5)" \
+             " + np.sum(x.astype(complex).real)\n"
+    recorded = instrumented(source, fuzz_check.build_module)
+    first, second = (choices(recorded, [np.array(point)]) for point in ([1.0, 0.0, 0.5], [0.0, 1.0, 0.5]))
+    assert first[0] != second[0] and not first[1] and not second[1], (first, second)
+    assert choices(recorded, [np.array([1.0, 0.0, 0.25])])[0] == first[0]
+    assert choices(recorded, [np.array([1.0, 1.0, 0.5])])[1]
 
 
 # --------------------------------------------------------------------------
