@@ -20,6 +20,10 @@ count per form of ``tests/fuzz_recent.py`` and outcome, the time
 per program, the most frequent refusal messages with names and numbers left
 out, and every failing seed with its program (minimised with
 ``--minimise``).  The exit status is 1 when a program failed.  With
+``--second-order``, each program whose first-order check passes and whose f
+returns a scalar is checked at second order instead: ``srcad.jvp`` of its
+``srcad.grad`` against differences of the gradient
+(``tests/fuzz_second_order.py``; not minimised).  With
 ``--census`` nothing is checked: it prints, per construct of
 ``tests/fuzz_language.py``, ``tests/fuzz_calls.py`` and
 ``tests/fuzz_recent.py``, the share of the programs that use it
@@ -45,6 +49,7 @@ from fuzz_census import LABELS, census  # noqa: E402
 from fuzz_check import check_program, describe, message_key, refusal_by_design  # noqa: E402
 from fuzz_minimise import minimise  # noqa: E402
 from fuzz_programs import ProgramGenerator, RandomChooser  # noqa: E402
+from fuzz_second_order import check_second_order  # noqa: E402
 
 FAILED = ("wrong", "crash")
 STATUSES = ("ok", "skipped", "unsupported", "refused", "wrong", "crash")
@@ -65,7 +70,10 @@ def main(argv=None) -> int:
     parser.add_argument("--progress", type=int, default=500, help="print a progress line every N programs")
     parser.add_argument("--top", type=int, default=10, help="refusal and skip reasons to list (default 10)")
     parser.add_argument("--census", action="store_true", help="only count the programs using each construct")
+    parser.add_argument("--second-order", action="store_true",
+                        help="check Hessian-vector products (forward over reverse) against differences of the gradient")
     options = parser.parse_args(argv)
+    check = check_second_order if options.second_order else check_program
     if options.census:
         return print_census(options.start, options.count)
 
@@ -77,7 +85,7 @@ def main(argv=None) -> int:
     began = time.perf_counter()
     for seed in range(options.start, options.start + options.count):
         program = ProgramGenerator(RandomChooser(random.Random(seed))).program()
-        outcome = check_program(program, seed)
+        outcome = check(program, seed)
         tally[outcome.status] += 1
         if program.recent:
             recent[program.recent, outcome.status + (" (by design)" if refusal_by_design(outcome) else "")] += 1
@@ -113,7 +121,7 @@ def main(argv=None) -> int:
     if failures:
         print(f"failing seeds: {[seed for seed, _, _ in failures]}")
     for seed, program, outcome in failures[:options.show]:
-        if options.minimise:
+        if options.minimise and not options.second_order:
             program = minimise(program, seed)
             outcome = check_program(program, seed)
         print(f"\n--- seed {seed}\n{describe(program, outcome, seed)}")

@@ -557,3 +557,29 @@ def test_a_choice_that_flips_exactly_at_the_point_is_skipped_not_wrong(body, kin
     at_the_point = checked(body, kinds, zeros=zeros)
     assert at_the_point.status == "skipped", at_the_point
     assert checked(body, kinds).status in ("ok", "skipped")
+
+
+def test_second_order_check_agrees_on_a_program_and_catches_a_wrong_product(monkeypatch):
+    """``fuzz_second_order``: a Hessian-vector product of a generated program against differences of its
+    gradient; a product made wrong on purpose is reported as wrong."""
+    import inspect
+
+    import srcad
+    from fuzz_second_order import check_second_order
+
+    def program(seed):
+        return ProgramGenerator(RandomChooser(random.Random(seed))).program()
+
+    outcomes = {seed: check_second_order(program(seed), seed).status for seed in range(1200000, 1200012)}
+    assert "wrong" not in outcomes.values() and "crash" not in outcomes.values(), outcomes
+    seed = next(seed for seed, status in outcomes.items() if status == "ok")
+    jvp = srcad.jvp
+
+    def off_by_one(func, primals, tangents, **options):   # wrong for a gradient only, not for f itself
+        value, product = jvp(func, primals, tangents, **options)
+        if inspect.isfunction(func):
+            return value, product
+        return value, tuple(p + 1.0 for p in product) if isinstance(product, tuple) else product + 1.0
+
+    monkeypatch.setattr(srcad, "jvp", off_by_one)
+    assert check_second_order(program(seed), seed).status == "wrong"
