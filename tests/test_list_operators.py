@@ -123,3 +123,39 @@ def test_a_list_operand_of_an_elementwise_operator_of_the_same_length():
     check_forward(elementwise_with_a_list, (X, XS), wrt=0)
     gradient = srcad.grad(elementwise_with_a_list)(X, XS)
     np.testing.assert_allclose(gradient, np.cos(X) * np.array(XS))
+
+
+def joined_fresh_items(w):
+    z = w * 1.0
+    h = [np.sum(z)] + [w[0]]    # np.sum(z) is a new value: h shares nothing with z
+    z *= 2.0
+    return h[0] * h[-1] + z[1]
+
+
+def joined_after_a_view_store(w):
+    z0 = np.ones(2)
+    v = z0[...]
+    v[1] = w[1]
+    h = [w[0]] + [np.max(z0)]
+    return h[0] * h[-1] + z0[1]
+
+
+def joined_view(w):
+    z = w * 1.0
+    h = [z[0:1]] + [w[0]]       # a view of z: the change reaches h[0]
+    z *= 2.0
+    return np.sum(h[0]) * h[-1] + z[1]
+
+
+@pytest.mark.parametrize("f", [joined_fresh_items, joined_after_a_view_store])
+def test_a_joined_list_of_new_values_shares_nothing(f):
+    """Fuzz seeds 2000416, 2000586: every name inside a joined list's items (``z`` in ``np.sum(z)``, even
+    ``np``) was taken to share its memory, and forward mode was refused with a list ``.copy()`` as the fix."""
+    check_forward(f, (np.array([0.5, 1.2]),))
+
+
+def test_a_joined_list_holding_a_view_is_refused_with_a_fix_that_works():
+    with pytest.raises(srcad.AliasingError) as raised:
+        srcad.jvp(joined_view, (np.array([0.5, 1.2]),), (np.ones(2),))
+    message = str(raised.value)
+    assert "z.copy()" in message and "]).copy()" not in message

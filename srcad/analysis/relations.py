@@ -138,8 +138,11 @@ def relation(value, objects, local: Set[str], containers: Set[str]):
     if isinstance(value, gast.BinOp) and isinstance(value.op, (gast.Add, gast.Mult)):
         found = []
         for side in (value.left, value.right):
-            if isinstance(side, (gast.List, gast.Tuple)) or (isinstance(side, gast.Name) and side.id in containers):
-                found += [(name, None, None, frozenset(), False, None) for name in syntax.loaded_names(side)]
+            if isinstance(side, (gast.List, gast.Tuple)):   # [np.sum(z)] + [w[0]]: what its items may be
+                found += [(base, None, None, frozenset(), True, None)
+                          for base, *_ in _held(side, objects, local, containers)]
+            elif isinstance(side, gast.Name) and side.id in containers:
+                found.append((side.id, None, None, frozenset(), False, None))
         return found
     if isinstance(value, gast.IfExp):
         return [(base, None, None, frozenset(), False, None)
