@@ -101,3 +101,17 @@ def test_unused_assignments_that_may_raise_are_kept_and_the_rest_dropped():
         assert "z5[:, 1] = z5[1, 2] * a1[::-1]" in srcad.source(calls_shadowed, mode=mode)
     check_both_modes(unused_numpy, (W, np.array([0.5, 1.0])))
     check_both_modes(unused_store, (np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.0, -2.0])))
+
+
+def shadowing_loop(a1):
+    t0 = 0.0
+    for a1, b in zip(np.arctan(a1), a1 * a1[::-1]):   # a1 becomes each item: a scalar
+        t0 = t0 + a1 * b
+    return t0 * a1
+
+
+def test_a_loop_variable_that_shadows_a_parameter():
+    """Fuzz seed 1300015: the adjoint of the loop's scalar ``a1`` (a NumPy scalar zero) was then added to in
+    place for the parameter ``a1`` (an array); a NumPy scalar zero is rebound by ``+=``, so that works, and
+    the adjoint of ``x[..., None]`` of an np.float64 is written ``dx += v[..., 0]`` rather than stored into."""
+    check_both_modes(shadowing_loop, (np.array([0.3, -0.7, 1.1]),))

@@ -255,7 +255,8 @@ class AdjointState:
                  and self.unit.namer.derivatives().get(value.id) not in self.arrays)
         if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
             index, value = without_new_axes(index, value)
-            target = gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
+            target = syntax.store(adjoint) if _whole(index) else \
+                gast.Subscript(value=syntax.name(adjoint), slice=index, ctx=gast.Store())
             statements.append(gast.AugAssign(target=target, op=gast.Add(), value=value))
         else:
             # an assignment, not a bare call: differentiating this code again must see dx change
@@ -264,10 +265,19 @@ class AdjointState:
         return statements
 
 
+def _whole(index) -> bool:
+    """Whether ``dx[index]`` is all of ``dx`` (``...``, ``:``, ``()``): then ``dx += v`` is the store, and it
+    works for an ``np.float64`` adjoint too (an immutable scalar is rebound; an array changes in place)."""
+    elements = index.elts if isinstance(index, gast.Tuple) else [index]
+    return all(isinstance(e, gast.Constant) and e.value is Ellipsis
+               or isinstance(e, gast.Slice) and e.lower is None and e.upper is None and e.step is None
+               for e in elements)
+
+
 def without_new_axes(index, value):
     """``(index, value)`` of ``dx[index] += value`` with the new axes (``None``) taken out of the store.
 
-    ``dx[:, None] += v`` becomes ``dx[:] += v[:, 0]``: the same sum, and a store Dask arrays (whose
+    ``dx[:, None] += v`` becomes ``dx[:] += v[:, 0]`` (then ``dx += v[:, 0]``): the same sum, and a store Dask arrays (whose
     ``__setitem__`` takes no new axis) can make.  An index without ``None``, or with a dict key, is
     returned as it is.
 

@@ -154,12 +154,13 @@ def cast_gate(grad, dtype=None):
 def zeros_like(value):
     """A zero derivative shaped like ``value``: an array, a float, or a list/tuple/dict of them.
 
-    A NumPy scalar (``np.float64(x)``) gets a 0-d array, which an indexed store (``dx[..., None] += g``,
-    ``dx[()] += g``) can change in place; a Python float gets ``0.0``.
+    A NumPy scalar (``np.float64(x)``) gets a NumPy scalar zero: immutable, so ``dx += g`` rebinds
+    ``dx`` (generated code stores into the whole of ``dx`` that way, ``dx += g[..., 0]`` for the adjoint
+    of ``x[..., None]``), even where ``dx``'s name held a value of another shape before.
 
     Example:
-        >>> zeros_like(np.ones(2)), zeros_like(np.float64(3.0)).shape, zeros_like(3.0)
-        (array([0., 0.]), (), 0.0)
+        >>> zeros_like(np.ones(2)), zeros_like(np.float64(3.0)), zeros_like(3.0)
+        (array([0., 0.]), np.float64(0.0), 0.0)
     """
     if isinstance(value, np.ndarray):
         return np.zeros(value.shape, dtype=value.dtype if value.dtype.kind in "fc" else float)
@@ -169,8 +170,8 @@ def zeros_like(value):
         return [zeros_like(item) for item in value]
     if isinstance(value, dict):
         return {key: zeros_like(item) for key, item in value.items()}
-    if isinstance(value, (np.floating, np.complexfloating)):   # a 0-d array: ``dx[..., None] += g`` stores into it
-        return np.zeros((), dtype=value.dtype)
+    if isinstance(value, (np.floating, np.complexfloating)):
+        return value.dtype.type(0)
     return 0.0
 
 
@@ -276,9 +277,7 @@ def check_seed(out, seed):
                         f"pass a seed shaped like the output")
     dtype = getattr(out, "dtype", None)
     if isinstance(seed, float) and dtype is not None and dtype.kind == "f" and dtype != np.float64:
-        seed = dtype.type(seed)
-    if out.__class__ is np.ndarray and not out.ndim and not isinstance(seed, np.ndarray):
-        return np.array(seed)   # a 0-d output's seed as a 0-d array: its derivative may read ddx[..., None]
+        return dtype.type(seed)
     return seed
 
 
