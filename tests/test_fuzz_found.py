@@ -32,6 +32,39 @@ def f(x):
             s = s + np.sum(d[name] * x)
     return s
 """),
+    # seed 2000682 (start 2000000): refused with "`descend` shares its memory": a call srcad cannot see into
+    # was taken to share memory with the function's own name as well as with its arguments (relations._unknown).
+    ("a_function_name_holds_no_array", "W,V,M", [2000682], """\
+def descend(u, depth):
+    if depth == 0:
+        return np.tanh(u)
+    return u * 0.5 + descend(np.log(1.0 + u * u), depth - 1)
+
+
+def shadow17(a0, a1):
+    t0 = 0.0
+    return t0 + np.sum(a0 * 0.5)
+
+
+def helper0(a0, a1):
+    return (np.log1p(np.exp(a1[1])) + (a1[1] + np.array([0.5, -1.0, 2.0])))
+
+
+def f(w, x, y):
+    z0 = y * 1.0
+    w1 = z0[:, 1]
+    z2 = x * 1.0
+    w3 = np.expand_dims(z2, 0)
+    w3[0, 2] = (w1[0] - math.cos(w1[0]))
+    t4 = descend(np.log(1.0 + (w1[0] + y[:, 0]) * (w1[0] + y[:, 0])), 2)
+    t5 = np.exp(np.tanh(np.sin(np.sum(z0, axis=0))))
+    if math.sqrt(1.0 + w[1] * w[1]) < 0.0:
+        t6 = helper0((x[1:] + z0[1, 2]), (t4 if w1[0] < -0.3 else z2[1:])) * 1.0
+    else:
+        t6 = np.arctan((y[0, :] if (w1[0] if -z0[1, 2] < 0.5 else z2[-1]) < 0.5 else t5))
+    t19 = shadow17((np.maximum(z0, y[::-1]))[np.array(np.abs(np.sqrt(1.0 + z2[-1] * z2[-1])) * 2.0, dtype=int) % 2], helper0(np.abs(x[1:]), (t4 * x[-1])))
+    return (np.where(np.clip(np.log(1.0 + t6[-1] * t6[-1]), -1.0, 1.0) > np.max(z0[::-1]), np.clip(np.log(1.0 + t6[-1] * t6[-1]), -1.0, 1.0), np.max(z0[::-1]))) + np.sum(helper0(((np.arctan(z0)) @ ((t6[::-1] - w1[0]))), t5[1:])) + t19
+"""),
 ]
 
 

@@ -252,7 +252,8 @@ def _is_numpy(function) -> bool:
 def _unknown(call):
     """A call srcad cannot see into may return (a view of) any argument: no refresh, no way back."""
     names = set()
-    for node in [call.func] + list(call.args) + [k.value for k in call.keywords]:
+    resolved = syntax.annotation(call.func, "ref") is not None   # a function of a module holds no array of f's
+    for node in ([] if resolved else [call.func]) + list(call.args) + [k.value for k in call.keywords]:
         if isinstance(node, gast.Attribute):
             node = node.value
         if isinstance(node, gast.Name):
