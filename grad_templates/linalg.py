@@ -20,7 +20,7 @@ import operator
 
 import numpy as np
 
-from srcad.runtime import dot_lhs_grad, dot_rhs_grad, matmul_lhs_grad, matmul_rhs_grad, unreduce
+from srcad.runtime import dot_lhs_grad, dot_rhs_grad, filled_like, matmul_lhs_grad, matmul_rhs_grad, unreduce
 from srcad.runtime.numerical import convolve_grad, correlate_grad
 from srcad.runtime.factorizations import matrix_power_grad, matrix_power_tangent
 from srcad.runtime.linalg import (cross_lhs_grad, cross_rhs_grad, einsum_grad, einsum_of, inner_lhs_grad,
@@ -74,9 +74,9 @@ def inner_tangent(z, a, b):
 
 
 @adjoint(np.outer)
-def outer_adjoint(z, a, b, out=None):
-    d[a] = np.reshape(d[z] @ np.ravel(b), np.shape(a))
-    d[b] = np.reshape(np.ravel(a) @ d[z], np.shape(b))
+def outer_adjoint(z, a, b, out=None):   # d[z] may still be the 0.0 an adjoint starts from: @ takes no scalar
+    d[a] = np.reshape(filled_like(d[z], z) @ np.ravel(b), np.shape(a))
+    d[b] = np.reshape(np.ravel(a) @ filled_like(d[z], z), np.shape(b))
 
 
 @tangent(np.outer)
