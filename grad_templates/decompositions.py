@@ -21,7 +21,7 @@ derivative zero.
 """
 import numpy as np
 
-from srcad.runtime import unbroadcast, zeros_like
+from srcad.runtime import filled_like, unbroadcast, zeros_like
 from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent,
                                           eigvalsh_grad, eigvalsh_tangent, singular_values_grad,
                                           singular_values_tangent, svd_grad, svd_tangent)
@@ -35,7 +35,7 @@ from srcad.templates import adjoint, d, tangent
 
 @adjoint(np.linalg.inv)
 def inv_adjoint(y, a):
-    d[a] = -np.swapaxes(y, -1, -2) @ d[y] @ np.swapaxes(y, -1, -2)
+    d[a] = -np.swapaxes(y, -1, -2) @ filled_like(d[y], y) @ np.swapaxes(y, -1, -2)   # d[y] may still be 0.0
 
 
 @tangent(np.linalg.inv)

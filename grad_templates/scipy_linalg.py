@@ -37,7 +37,7 @@ returns it).
 import numpy as np
 from scipy import linalg
 
-from srcad.runtime import per_matrix, unbroadcast
+from srcad.runtime import filled_like, per_matrix, unbroadcast
 from srcad.runtime.decompositions import (cholesky_grad, cholesky_tangent, eigh_grad, eigh_tangent, eigvalsh_grad,
                                           eigvalsh_tangent)
 from srcad.runtime import factors
@@ -184,7 +184,7 @@ def eigh_tangent_rule(t, a, *, lower=True, eigvals_only=False, check_finite=True
 
 @adjoint(linalg.inv)
 def inv_adjoint(y, a, check_finite=True):
-    d[a] = -np.swapaxes(y, -1, -2) @ d[y] @ np.swapaxes(y, -1, -2)
+    d[a] = -np.swapaxes(y, -1, -2) @ filled_like(d[y], y) @ np.swapaxes(y, -1, -2)   # d[y] may still be 0.0
 
 
 @tangent(linalg.inv)
