@@ -79,6 +79,16 @@ class Cleanup(Transformation):
     name = "cleanup"
 
     def transform(self, unit):
+        self._prepare(unit, dry=False)
+        body, _ = self._block(unit.tree.body, set())
+        body = _drop_orphan_comments(body)
+        if len(body) != len(unit.tree.body):
+            self.changed = True
+        unit.tree.body = body
+        return self.changed
+
+    def _prepare(self, unit, dry: bool) -> None:
+        """The state a walk over ``unit.tree`` needs; ``dry`` decides without changing anything."""
         # arrays read through subscripts may have views alive: their element restores always matter
         self.viewed = {s.value.value.id for s in syntax.iter_statements(unit.tree.body)
                        if isinstance(s, gast.Assign) and isinstance(s.value, gast.Subscript)
@@ -86,15 +96,9 @@ class Cleanup(Transformation):
         self.sharing = MemorySharing(unit.tree)
         self.dead_pairs: Set[int] = set()
         self.changed = False
-        self.dry = False            # True while iterating loop liveness: decide, change nothing
+        self.dry = dry              # True while iterating loop liveness: decide, change nothing
         self.read_cache = {}        # id(node) -> (node, names it reads)
         self.objects = unit.bindings.objects
-        body, _ = self._block(unit.tree.body, set())
-        body = _drop_orphan_comments(body)
-        if len(body) != len(unit.tree.body):
-            self.changed = True
-        unit.tree.body = body
-        return self.changed
 
     def _block(self, block, live_after: Set[str]) -> Tuple[List, Set[str]]:
         live = set(live_after)

@@ -27,7 +27,6 @@ import numpy as np
 
 from ..frontend import syntax
 from ..analysis.expressions import callee_object
-from ..analysis.blocks import MemorySharing
 from .cleanup import UNUSED_IN_F, Cleanup
 from . import Analysis
 
@@ -54,13 +53,7 @@ class _Liveness(Cleanup):
     Liveness only grows while a loop's fixed point is sought, so a statement kept once is kept at the end."""
 
     def __init__(self, unit):
-        self.viewed = set()
-        self.sharing = MemorySharing(unit.tree)
-        self.dead_pairs = set()
-        self.changed = False
-        self.dry = True
-        self.read_cache = {}
-        self.objects = unit.bindings.objects
+        self._prepare(unit, dry=True)
         self.kept = set()
         self.assignments = {}
 

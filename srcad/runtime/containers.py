@@ -173,8 +173,7 @@ def check_starred_unpacking(items, before: int, after: int) -> None:
 
 def _check_positional(items) -> None:
     """Refuse what unpacking reads otherwise than ``items[0], items[1], ...``: a dict gives its keys."""
-    if isinstance(items, (list, tuple, np.ndarray)) or is_duck_array(items) or (
-            isinstance(items, Sequence) and not isinstance(items, Mapping)):
+    if _positional(items):
         return
     raise UnsupportedValueError(
         f"unpacking a {type(items).__name__} in a differentiated function (`a, b = items`): srcad reads the names "
@@ -205,8 +204,7 @@ def sequence_length(items) -> int:
         >>> sequence_length([1.0, 2.0]), sequence_length(np.zeros((3, 2)))
         (2, 3)
     """
-    if isinstance(items, (list, tuple, range, str, np.ndarray)) or is_duck_array(items) or (
-            isinstance(items, Sequence) and not isinstance(items, Mapping)):
+    if _positional(items):
         return len(items)
     kind = type(items).__name__
     if isinstance(items, Mapping):
@@ -218,6 +216,12 @@ def sequence_length(items) -> int:
         f"iterating over a {kind} in a differentiated function: srcad reads what a loop iterates over by "
         f"position, so it iterates over lists, tuples, ranges and arrays only; make a list before calling f "
         f"(`f(list(items))`)")
+
+
+def _positional(items) -> bool:
+    """Whether iterating or unpacking ``items`` gives ``items[0], items[1], ...`` (not a dict's keys)."""
+    return isinstance(items, (list, tuple, range, str, np.ndarray)) or is_duck_array(items) or (
+        isinstance(items, Sequence) and not isinstance(items, Mapping))
 
 
 def mapping_keys(mapping) -> List:
