@@ -20,7 +20,7 @@ circle (``tests/test_layers.py`` holds the code to this list):
 6. ``passes/``: one module per pass, and the pieces reverse and forward mode share
 7. ``pipeline``: the order passes run in, as data, and the driver that runs them
 8. ``kernels/``: index-notation kernels, a small compiler of their own
-9. ``api``, ``backends/``, ``derivative``, ``derivative_hooks``, ``examined_call``, ``pickling``, ``arguments``, ``calling``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``display``, ``rule_comments``, ``view``, ``__init__``: the public API
+9. ``api``, ``backends/``, ``derivative``, ``derivative_hooks``, ``general_call``, ``call_entry``, ``examined_call``, ``pickling``, ``arguments``, ``calling``, ``cache``, ``dependencies``, ``variants``, ``overflow``, ``shared_arguments``, ``transforms``, ``checking``, ``verify``, ``trees``, ``optim``, ``display``, ``rule_comments``, ``view``, ``__init__``: the public API
 10. ``cli``, ``cli_show``, ``cli_targets``, ``cli_templates``, ``doctor``, ``__main__``: the command line
 
 From ``pipeline.py`` a reader reaches a rule in three hops: the pipeline names

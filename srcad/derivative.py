@@ -8,13 +8,15 @@ Contract:
   loader down through ``use_loader`` when srcad is imported).
 - Then a call of plain arguments (Python and NumPy floats, ints, NumPy float
   arrays; keywords of plain numbers, str, None, real arrays) runs the
-  generated function found for the first call of the same kinds and ranks:
-  the dispatch table maps one digit per argument (an int, a float, an array
-  of each rank) to it.  Every load empties the table, so nothing found for
-  older code runs; a call with an int where a derivative is asked is never
-  recorded.  Arguments sharing memory are checked and a result holding a
-  NaN is computed again (``srcad.overflow``) on every call.  Any other call
-  is examined argument by argument (``srcad.examined_call``).
+  generated function found for the first call of the same kinds and ranks
+  (the dispatch table of ``srcad.general_call``); any other call is
+  examined argument by argument (``srcad.examined_call``).  Every load
+  empties the table.  Arguments sharing memory are checked and a result
+  holding a NaN is computed again (``srcad.overflow``) on every call.
+- The second call of the same kinds since the last load writes out an entry
+  for calls of those kinds (``srcad.call_entry``), which later calls go
+  through first: it runs the same function under the same checks, and hands
+  every other call to the general one.  A load drops it.
 - The functions the layers above hand down (loader, verifier, special
   calls) are held by ``srcad.derivative_hooks``; the setters are importable
   from here too.
@@ -41,20 +43,14 @@ import functools
 import inspect
 import weakref
 
-import numpy as np
 from typing import Any, Callable, Dict, Optional, Tuple
 
 from . import pickling
-from .config import config
 from .errors import SrcadError, StaleSourceError
-from .arguments import (Wrt, bind_arguments, bound_arguments, is_method, parameter_names, rebound_call, resolve_wrt,
-                        holds_complex)
-from .derivative_hooks import LOADER, SPECIAL, VERIFYING, use_loader, use_special_calls, use_verifier, verifier
-from .examined_call import examined_call, refuse_complex_fields
-from .frontend import tracebacks
-from .overflow import clean, settled
+from .arguments import Wrt, bound_arguments, is_method, parameter_names, resolve_wrt, holds_complex
+from .derivative_hooks import LOADER, SPECIAL, VERIFYING, use_loader, use_special_calls, use_verifier
+from .general_call import general_call
 from .shared_arguments import shared_arguments_check
-from .trees import is_container
 from .frontend.source import unwrap
 from .variants import all_scalars, float_ranks, indexes_elements, multiplies_arrays, written_out
 
@@ -138,57 +134,10 @@ class Derivative:
             or offset or self._fixed else None
 
     def __call__(self, *args, **kwargs):
-        if config.verify and not VERIFYING.active and verifier() is not None:
-            return verifier()(self, args, kwargs)
-        try:
-            if not self._current():
-                if any(p < len(args) and is_container(args[p]) for p in self._wrt_positions):
-                    refuse_complex_fields(self, args)
-                    return SPECIAL["objects"](self, args, kwargs)   # not built for the whole object: by field
-                self._load()
-            # the dispatch table: a call of floats, ints and float arrays (and keywords of plain numbers) runs
-            # the function found for a call of the same kinds and ranks; any other goes to examined_call
-            table, key = self._table, 0
-            for arg in args:
-                kind = arg.__class__
-                if kind is _ARRAY:
-                    if arg.dtype is not _FLOAT64 and arg.dtype.kind != "f":
-                        break
-                    key = key * 128 + arg.ndim + 3   # a digit per argument: its rank, or the kind of scalar
-                elif kind in _FLOATS:
-                    key = key * 128 + 2
-                elif kind is int:
-                    key = key * 128 + 1
-                else:
-                    break
-            else:
-                if kwargs:
-                    if not _plain_keywords(kwargs):
-                        return examined_call(self, args, kwargs)
-                    key = -1 - key
-                function = table.get(key)
-                if function is None:
-                    function = self._plain_function(args, kwargs, key, table)
-                    if function is None:
-                        return examined_call(self, args, kwargs)
-                if self._shared_check is not None:
-                    self._shared_check(args)
-                result = function(*args, **kwargs) if kwargs else function(*args)
-                if result.__class__ is float and result == result:
-                    return result
-                # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again
-                return result if clean(result) else settled(self, result, args, kwargs)
-            return examined_call(self, args, kwargs)
-        except Exception as error:   # raised inside the derivative: note the generated and user lines
-            if error.__class__ is not TypeError or not _raised_binding(error):
-                tracebacks.annotate(error)
-                raise
-        # the call does not fit the generated function: fit it (the seed after f's defaults), or say how
-        try:
-            args, kwargs = rebound_call(self.func, self._generated, self._offset, self._fixed, self.mode, args, kwargs)
-        except SrcadError as refusal:
-            raise refusal from None
-        return self(*args, **kwargs)
+        return self._entry(self, args, kwargs)
+
+    # the usual call written out (srcad.call_entry) once one has run; until then, and after every load,
+    # _examine (set below it)
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
@@ -310,6 +259,7 @@ class Derivative:
             LOADER[0](self)
         finally:   # what was found before may be stale: from now on, find it again (see __call__)
             self._table = {}
+            self.__dict__.pop("_entry", None)
 
     def __reduce__(self):
         """Pickled as what it is built from, never as generated code (see the module's contract)."""
@@ -318,41 +268,12 @@ class Derivative:
                            pickling.sent_sources(self._given))
 
 
+Derivative._entry = staticmethod(general_call)
+
+
 def _stale() -> bool:
     """The guard of a derivative not loaded yet."""
     return False
-
-
-_FLOATS = frozenset({float, np.float64, np.float32})
-_ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
-
-
-def _raised_binding(error: TypeError) -> bool:
-    """Whether ``error`` was raised binding the arguments of the generated function, not inside it."""
-    frame = error.__traceback__
-    while frame.tb_next is not None:
-        frame = frame.tb_next
-    return frame.tb_frame.f_code in _CALLING_CODES
-
-
-_CALLING_CODES = (Derivative.__call__.__code__, examined_call.__code__,
-                  bind_arguments(lambda x, *, scale: x, (), {"scale": 1.0}, lambda x, scale: x).__code__)
-
-
-def _plain_keywords(kwargs: Dict[str, Any]) -> bool:
-    """Whether every keyword argument is a plain number, str, None or a real array: nothing to examine
-    (the examined call looks at keywords only for complex numbers)."""
-    for value in kwargs.values():
-        kind = value.__class__
-        if kind is _ARRAY:
-            if value.dtype.kind not in "fiub":
-                return False
-        elif kind not in _PLAIN_KEYWORDS:
-            return False
-    return True
-
-
-_PLAIN_KEYWORDS = frozenset({float, int, bool, str, type(None), np.float64, np.float32, np.int64, np.int32, np.bool_})
 
 
 _BY_FUNCTION: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()

@@ -245,7 +245,7 @@ class ProgramGenerator(Constructs, InPlace, Statements, Calls, Recent):
                        recent)
 
     def imports_source(self) -> str:
-        lines = ["import " + module for module in ("functools", "math", "warnings") if module in self.imports
+        lines = ["import " + module for module in ("functools", "itertools", "math", "warnings") if module in self.imports
                  or module == "math"] + ["import numpy as np"]
         if "srcad" in self.imports:
             lines.append("import srcad")

@@ -29,7 +29,14 @@ the form).  The forms (``FORMS``):
 - ``dead_shadow``: a helper of the module, inlined by srcad, whose loop
   variable shadows a parameter (an array becomes a number) and whose unused
   statement after the loop reads that parameter: it raises ``IndexError``
-  where the loop ran and the statement indexes it.
+  where the loop ran and the statement indexes it;
+- ``starred``: a starred target (``u0, *u1 = v``, ``*u0, u1 = M``,
+  ``u0, *u1, u2 = v``) of a vector or of a matrix's rows, the starred list
+  read whole (``np.sum(u1)``) or by item;
+- ``itertools_loop``: ``for i, j in itertools.product(...)`` or
+  ``itertools.combinations(range(n), 2)`` accumulating products of elements;
+- ``dict_view``: a dict of differentiated values consumed whole through a
+  view: ``for k, v in d.items()``, ``sum(d.values())``, ``list(d.values())``.
 
 Example::
 
@@ -46,7 +53,8 @@ from typing import List, Tuple
 
 from fuzz_kinds import SHAPES, Scope, Variable
 
-FORMS = ("max_min_many", "complex_rule", "unpack", "copy", "list_join", "dead_shadow")
+FORMS = ("max_min_many", "complex_rule", "unpack", "copy", "list_join", "dead_shadow", "starred", "itertools_loop",
+         "dict_view")
 PERCENT = 30           # share of programs given one of the forms
 WRONG_LENGTH = 8       # in how many of 100 unpackings the lengths differ
 # ways to make a complex value of the same shape from a real expression {a} (and {b}, of the same kind)
@@ -162,3 +170,39 @@ class Recent:
         name = self.fresh_name("t")
         call = f"{helper}({self.expression(first, scope, 2)}, {self.expression(loop_kind, scope, 2)})"
         return [f"{pad}{name} = {call}"], name
+
+    def _recent_starred(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
+        kind = self.pick(["V", "M"])
+        value = self.expression(kind, scope, 2)
+        first, rest, last = self.fresh_name("u"), self.fresh_name("u"), self.fresh_name("u")
+        targets = self.pick([f"{first}, *{rest}", f"*{rest}, {last}", f"{first}, *{rest}, {last}"])
+        named = [name for name in (first, last) if name in targets.replace("*" + rest, "")]
+        read = self.pick([f"np.sum({rest})", f"np.sum({rest}[0])", f"sum(np.sum(r) for r in {rest})"])
+        return [f"{pad}{targets} = {value}"], " + ".join([read] + [f"np.sum(np.tanh({n}))" for n in named])
+
+    def _recent_itertools_loop(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
+        self.imports.add("itertools")
+        vector = self.expression("V", scope, 2, top=True)
+        held, total, i, j = self.fresh_name("v"), self.fresh_name("t"), self.fresh_name("i"), self.fresh_name("j")
+        pairs = self.pick([f"itertools.product(range(3), range(2))", f"itertools.combinations(range(3), 2)",
+                           f"itertools.product(range(2), repeat=2)"])
+        step = self.pick([f"{held}[{i}] * {held}[{j}]", f"np.sin({held}[{i}]) * {held}[{j}] ** 2",
+                          f"{held}[{i}] - 0.5 * {held}[{j}]"])
+        return [f"{pad}{held} = {vector}", f"{pad}{total} = 0.0", f"{pad}for {i}, {j} in {pairs}:",
+                f"{pad}    {total} = {total} + {step}"], total
+
+    def _recent_dict_view(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
+        kind = self.pick(list(SHAPES))
+        holder, total, key, item = self.fresh_name("d"), self.fresh_name("t"), self.fresh_name("k"), self.fresh_name("e")
+        items = ", ".join(f"'{label}': {self.expression(kind, scope, 2)}" for label in ("a", "b", "c")[
+            :self.chooser.integer(2, 3)])
+        lines = [f"{pad}{holder} = {{{items}}}"]
+        use = self.pick(["items", "sum", "list"])
+        if use == "items":
+            lines += [f"{pad}{total} = 0.0", f"{pad}for {key}, {item} in {holder}.items():",
+                      f"{pad}    {total} = {total} + np.sum(np.tanh({item}))"]
+        elif use == "sum":
+            lines.append(f"{pad}{total} = np.sum(sum({holder}.values()))")
+        else:
+            lines.append(f"{pad}{total} = np.sum(list({holder}.values())[-1] * 2.0)")
+        return lines, total

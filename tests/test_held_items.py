@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import srcad
-from gradcheck import check_both_modes, make_function
+from gradcheck import check_both_modes, check_hessian, make_function
 
 X = np.array([0.5, 1.5, 0.7])
 
@@ -70,3 +70,55 @@ def test_a_change_reaching_a_held_item_is_refused(f):
 @pytest.mark.parametrize("f", CASES, ids=lambda f: f.__name__)
 def test_without_the_change_the_same_code_is_differentiated(f):
     check_both_modes(_without_the_change(f), (X,))
+
+
+# An item read from a name that is always a list keeps its value when the list itself changes (an append, an
+# item replaced): no view, nothing to carry.  srcad's own reverse sweep reads and appends lists this way, so
+# these are also what a second derivative meets (`tape.append(h_prev)` after `h_prev = hs[-1]`).
+def recurrent_list(x):
+    hs = [x[0]]
+    for i in range(1, 3):
+        hs.append(np.tanh(hs[-1] * x[i]))
+    return hs[-1] ** 2 + np.sum(x) * hs[1]
+
+
+def item_then_append(x):
+    h = [x * 2.0, np.sin(x)]
+    first = h[0]
+    h.append(first * x)
+    h[1] = h[2] * 0.5
+    return np.sum(first * h[1]) + np.sum(h[-1])
+
+
+def item_then_replaced_then_changed(x):
+    h = [x * 2.0]
+    first = h[0]
+    h[0] = np.cos(x)
+    first *= 3.0   # changes the old item, which the list no longer holds
+    return np.sum(first * h[0])
+
+
+LIST_CHANGES = [recurrent_list, item_then_append]
+
+
+@pytest.mark.parametrize("f", LIST_CHANGES, ids=lambda f: f.__name__)
+def test_an_item_read_before_its_list_changes_keeps_its_value(f):
+    check_both_modes(f, (X,))
+    check_hessian(f, X)
+
+
+def item_then_changed_through_the_list(x):
+    h = [x * 2.0]
+    first = h[0]
+    h[0] += 1.0   # the very array `first` is: it sees the change
+    return np.sum(first * x)
+
+
+@pytest.mark.parametrize("f, line", [(item_then_changed_through_the_list, "h[0] += 1.0"),
+                                     (item_then_replaced_then_changed, "first *= 3.0")], ids=["through", "replaced"])
+def test_an_item_changed_in_place_is_followed_or_refused(f, line):
+    """The array an item read from a list is may change in place: exact, or refused naming the change."""
+    try:
+        check_both_modes(f, (X,))
+    except srcad.AliasingError as refused:
+        assert line in str(refused)

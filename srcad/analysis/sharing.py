@@ -29,7 +29,7 @@ Example: in ``A = x * 1.0; B = A.reshape(3); B[0] = 1.0; return np.sum(A)``,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Set, Tuple
 
 import gast
 
@@ -73,7 +73,8 @@ class Sharing:
         self._number(tree.body, (), ())
         self.local = set(self.params) | syntax.names_in(tree, gast.Store)
         self.containers = self._containers()
-        self.arrays = self._arrays()
+        self.arrays = self._always(lambda value: _makes_array(value, self.containers))
+        self.lists = self._always(lambda value: isinstance(value, _DISPLAYS))
         self.links: List[Link] = []
         for stmt in self.statements:
             self.links += self._links_of(stmt, objects)
@@ -101,19 +102,20 @@ class Sharing:
                 found.add(stmt.value.func.value.id)
         return found
 
-    def _arrays(self) -> Set[str]:
-        """Local names every binding of which is a NumPy call or arithmetic: never a list or dict."""
+    def _always(self, makes: Callable[[object], bool]) -> Set[str]:
+        """Local names every binding of which is ``name = value`` with ``makes(value)``: ``self.arrays``, never a
+        list or dict, for NumPy calls and arithmetic; ``self.lists``, never an array, for list, tuple and dict
+        displays and comprehensions."""
         kinds: Dict[str, bool] = {}
         for stmt in self.statements:
             if isinstance(stmt, gast.Assign):
                 for target in stmt.targets:
                     for name in (syntax.stored_names(target) if not isinstance(target, gast.Subscript) else ()):
-                        kinds[name] = kinds.get(name, True) and isinstance(target, gast.Name) \
-                            and _makes_array(stmt.value, self.containers)
+                        kinds[name] = kinds.get(name, True) and isinstance(target, gast.Name) and makes(stmt.value)
             elif isinstance(stmt, gast.For):
                 for name in syntax.stored_names(stmt.target):
                     kinds[name] = False
-        return {name for name, array in kinds.items() if array and name not in self.params}
+        return {name for name, always in kinds.items() if always and name not in self.params}
 
     # links -----------------------------------------------------------------------
     def _links_of(self, stmt, objects) -> List[Link]:
@@ -293,6 +295,7 @@ class Sharing:
         ``elements`` (``xs[i] += v`` changes the element ``xs[i]`` in place)."""
         reaching = self.reaching(stmt)
         group = set(reaching.get(name, ()))
+        container = frozenset(group)   # the changed name's own bindings
         joins: List[Tuple[Link, FrozenSet, FrozenSet]] = []
         for link in self.links:
             if self._rebound_since(link, name, stmt):
@@ -309,6 +312,11 @@ class Sharing:
             changed = False
             for link, viewer, base in joins:
                 if link.held and not elements and not viewer & group:
+                    continue
+                # an item read from a name that is always a list, tuple or dict is no view of it: a change of
+                # that container itself (append, an item replaced, not an item changed) leaves the item as it was
+                if link.may_hold and link.base in self.lists and not elements and not viewer & group \
+                        and base and base <= container:
                     continue
                 if (viewer | base) & group and not (viewer | base) <= group:
                     for binding in (viewer | base) - group:
@@ -393,6 +401,9 @@ def _reads(stmt) -> Set[str]:
     if _appended(stmt):
         return syntax.loaded_names(stmt.value.args[0])
     return syntax.loaded_names(stmt)
+
+
+_DISPLAYS = (gast.List, gast.Tuple, gast.Dict, gast.ListComp, gast.DictComp)
 
 
 def _makes_array(value, containers) -> bool:
