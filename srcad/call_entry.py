@@ -1,35 +1,40 @@
 """A derivative's usual call, written out for the arguments it usually gets.
 
 Contract:
-- ``entry_for(derivative, args, kwargs, function, current, examine)`` returns
-  a function ``entry(derivative, args, kwargs)`` compiled for one kind of
-  call: the number of positional arguments of ``args`` and each one's class
-  (and, for an array, its dtype and rank), and the names of the keyword
-  arguments, of plain values.  So the arguments bind to ``function`` as
-  they did in the call that found it, and a ``TypeError`` it raises comes
-  from inside.  ``Derivative.__call__`` calls it first.
-- It runs ``function`` (the generated function the dispatch table found for
-  that call) only when the call is of exactly those kinds, no keyword
-  argument is other than a plain value (``plain_keywords``),
-  ``config.verify`` is off and the guard ``current`` still holds; anything
-  else goes to ``examine`` (the general call, which decides the same way
-  from the table).  So it never runs what the general call would not.
+- ``kind_of(args, kwargs, function, result)`` describes one kind of call:
+  the number of positional arguments and each one's class (and, for an
+  array, its dtype and rank), the names of the keyword arguments and their
+  values' classes; the generated function the dispatch table found for it;
+  the form of the result it returned.
+- ``entry_class(derivative, kinds, current, examine)`` returns a subclass of
+  the derivative's class (``entry_of``) whose ``__call__`` is compiled for
+  those kinds.  The general call (``srcad.general_call``) gives a derivative
+  that class from the second call of a kind on (up to ``MAX_KINDS`` kinds).
+- A call of one of the kinds binds to its function as the call that found it
+  did (so a ``TypeError`` comes from inside).  The entry runs the function
+  only when ``config.verify`` is off and the guard ``current`` holds; any
+  other call goes to ``examine`` (the general call, which decides the same
+  way from the table), and a call of another kind first gives the derivative
+  back its class.  So it never runs what the general call would not.
 - It checks shared memory and the result's NaNs as the general call does:
-  a float, or a float64 array of at most 16 elements summed, inline; any
-  other result by ``overflow.clean``, then ``overflow.settled``.
-- A derivative drops its entry whenever it loads (its table and guard are
-  replaced then), so an entry never outlives the code it runs.
+  for a result of the form the kind returned (a float64 array, a float, a
+  tuple of them) a sum inline, any other by ``overflow.clean``, then
+  ``overflow.settled``.
+- A derivative goes back to ``entry_of`` and forgets its kinds whenever it
+  loads (its table and guard are replaced then), so an entry never outlives
+  the code it runs.  Keywords only ``**`` can pass (not identifiers) have no
+  kind.
 
 Example::
 
-    >>> df = srcad.grad(f); df(x)            # doctest: +SKIP
-    >>> df._entry.__name__                    # doctest: +SKIP
-    'entry'
+    >>> df = srcad.grad(f); df(x); df(x)      # doctest: +SKIP
+    >>> type(df).entry_of is srcad.Derivative, len(df.entry_kinds)   # doctest: +SKIP
+    (True, 1)
 """
 from __future__ import annotations
 
 import keyword
-from typing import Any, Callable, Dict
+from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -39,54 +44,111 @@ from .overflow import clean, settled
 
 _ABSENT = object()   # a keyword the call does not pass
 _COMPILED: Dict[str, Any] = {}   # entry text -> its code: a derivative loaded again writes the same entry
-_TEXT = '''\
-def entry(self, args, kwargs):
-    if len(args) != {count} or len(kwargs) != {keywords} or config.verify:
-        return examine(self, args, kwargs)
-    {unpack}
-    if not ({kinds}) or not current():
-        return examine(self, args, kwargs)
-    {shared}
+MAX_KINDS = 4   # kinds of call one entry takes (a recursion's outer and inner calls, a seed given or not)
+_HEAD = """\
+def entry(self, *args, **kwargs):
+    if config.verify:
+        return examine(self, *args, **kwargs)
     try:
-        result = function({call})
-    except Exception as error:   # the arguments bind as they did: raised inside the derivative
-        annotate(error)
-        raise
+        holds = {guard}
+    except Exception:   # a name deleted, a cell emptied, an attribute gone: changed
+        holds = False
+    if not holds:
+        return examine(self, *args, **kwargs)
+    count = len(args)
+"""
+_BRANCH = """\
+    if count == {count} and len(kwargs) == {keywords}:
+        {unpack}
+        if {tests}:
+            {shared}
+            try:
+                result = function{number}({call})
+            except Exception as error:   # the arguments bind as they did: raised inside the derivative
+                annotate(error)
+                raise
 {check}
-    return result if clean(result) else settled(self, result, args, kwargs)
-'''
+            return result if clean(result) else settled(self, result, args, kwargs)
+"""
+_DROP = """\
+    self.__class__ = base   # a kind of call it does not take: the general call from now on (it adds this kind)
+"""
+_TAIL = """\
+    return examine(self, *args, **kwargs)
+"""
 
 
-def entry_for(derivative, args: tuple, kwargs: Dict[str, Any], function: Callable, current: Callable[[], bool],
-              examine: Callable, result: Any) -> Callable:
-    """The entry of ``derivative`` for calls of the kinds of ``args`` and the names of ``kwargs`` (plain values):
-    ``function`` runs them while ``current()`` holds; others go to ``examine``.  ``result`` is what the call
-    of ``args`` returned: results of its form are checked for NaNs inline.
+class Kind(NamedTuple):
+    """One kind of call: each positional argument's (class, dtype, rank), each keyword's (name, class, dtype,
+    rank) by name; the function the table found for it; the lines checking a result of the form it returned."""
+    arguments: Tuple[Tuple[type, Any, int], ...]
+    keywords: Tuple[Tuple[str, type, Any, int], ...]
+    function: Callable
+    check: str
+
+    def same_call(self, other: "Kind") -> bool:
+        return self.arguments == other.arguments and self.keywords == other.keywords
+
+
+def kind_of(args: tuple, kwargs: Dict[str, Any], function: Callable, result: Any) -> Optional[Kind]:
+    """The kind of a call of ``args`` and ``kwargs`` that ran ``function`` and returned ``result``; None for
+    keywords only ``**`` can pass (not identifiers), which an entry cannot name."""
+    if not all(name.isidentifier() and not keyword.iskeyword(name) for name in kwargs):
+        return None
+    return Kind(tuple(_described(value) for value in args),
+                tuple((name,) + _described(value) for name, value in sorted(kwargs.items())),
+                function, _result_check(result))
+
+
+def entry_class(derivative, kinds: Tuple[Kind, ...], current: Callable[[], bool], examine: Callable) -> type:
+    """A subclass of the class ``derivative`` had before any entry, whose ``__call__`` is the entry for ``kinds``
+    of call: each runs its function while ``current()`` holds; other calls go to ``examine``, and while the
+    kinds are fewer than ``MAX_KINDS`` they give the derivative back its class first.  ``entry_of`` is the class
+    it extends.  (Python finds ``__call__`` on the class: an entry there costs no call and no frame more than
+    the general call, which recursion through a derivative feels.)
 
     Example::
 
-        entry = entry_for(df, (x,), {}, table[key], df._current, examine, result)
+        derivative.__class__ = entry_class(derivative, (kind_of(args, {}, function, result),), current, examine)
     """
+    base = getattr(derivative.__class__, "entry_of", derivative.__class__)
+    return type(base.__name__, (base,), {"__call__": _entry(derivative, kinds, current, examine),
+                                         "entry_of": base, "__module__": base.__module__,
+                                         "__qualname__": base.__qualname__, "__doc__": base.__doc__})
+
+
+def _entry(derivative, kinds: Tuple[Kind, ...], current, examine) -> Callable:
+    """The entry function: see ``entry_class``."""
     namespace: Dict[str, Any] = {
-        "config": config, "examine": examine, "current": current, "function": function, "annotate": annotate,
-        "clean": clean, "settled": settled, "shared": derivative._shared_check, "absent": _ABSENT,
-        "ARRAY": np.ndarray, "FLOAT64": np.dtype(np.float64), "F64": np.float64, "vdot": np.vdot}
-    if not all(name.isidentifier() and not keyword.iskeyword(name) for name in kwargs):
-        return examine   # keywords only ** can pass: always the general call
-    names, kinds, unpack = [], [], []
-    for position, value in enumerate(args):
-        names.append(f"a{position}")
-        kinds.append(_kind_test(f"a{position}", value, namespace))
-    if names:
-        unpack.append(f"{', '.join(names)}, = args")
-    for position, (name, value) in enumerate(sorted(kwargs.items())):   # of the same names: absent fails its test
-        unpack.append(f"w{position} = kwargs.get({name!r}, absent)")
-        kinds.append(_kind_test(f"w{position}", value, namespace))
-        names.append(f"{name}=w{position}")
-    text = _TEXT.format(
-        count=len(args), keywords=len(kwargs), unpack="\n    ".join(unpack) or "pass",
-        kinds=" and ".join(kinds) or "True", shared="shared(args)" if derivative._shared_check is not None else "pass",
-        call=", ".join(names), check=_result_check(result))
+        "base": getattr(derivative.__class__, "entry_of", derivative.__class__),
+        "config": config, "examine": examine, "current": current, "annotate": annotate, "clean": clean,
+        "settled": settled, "shared": derivative._shared_check, "absent": _ABSENT, "ARRAY": np.ndarray,
+        "FLOAT64": np.dtype(np.float64), "F64": np.float64, "vdot": np.vdot}
+    branches = []
+    for number, kind in enumerate(kinds):
+        namespace[f"function{number}"] = kind.function
+        names, tests, unpack = [], [], []
+        for position, described in enumerate(kind.arguments):
+            names.append(f"a{position}")
+            tests.append(_kind_test(f"a{position}", described, namespace, number))
+        if names:
+            unpack.append(f"{', '.join(names)}, = args")
+        for position, (name, *described) in enumerate(kind.keywords):   # the same names: absent fails its test
+            unpack.append(f"w{position} = kwargs.get({name!r}, absent)")
+            tests.append(_kind_test(f"w{position}", tuple(described), namespace, number))
+            names.append(f"{name}=w{position}")
+        branches.append(_BRANCH.format(
+            count=len(kind.arguments), keywords=len(kind.keywords), unpack="\n        ".join(unpack) or "pass",
+            tests=" and ".join(tests) or "True", number=number, call=", ".join(names), check=kind.check,
+            shared="shared(args)" if derivative._shared_check is not None else "pass"))
+    # another kind of call goes back to the general call, which gives the entry that kind too on its next call:
+    # a recursion whose inner calls pass a seed runs through one frame per level, never two
+    guard = getattr(current, "terms", None)   # the guard's test written in, over its holders and values
+    if guard is None:
+        guard = "current()"
+    else:
+        namespace.update(zip(current.__code__.co_varnames, current.__defaults__))
+    text = _HEAD.format(guard=guard) + "".join(branches) + (_DROP if len(kinds) < MAX_KINDS else "") + _TAIL
     code = _COMPILED.get(text)
     if code is None:
         if len(_COMPILED) >= 512:
@@ -96,13 +158,22 @@ def entry_for(derivative, args: tuple, kwargs: Dict[str, Any], function: Callabl
     return namespace["entry"]
 
 
-def _kind_test(name: str, value: Any, namespace: Dict[str, Any]) -> str:
-    """The test that the local ``name`` is of ``value``'s class, and for an array of its dtype and rank."""
-    namespace[f"{name}_class"] = value.__class__
-    test = f"{name}.__class__ is {name}_class"
+def _described(value: Any) -> Tuple[type, Any, int]:
+    """(class, dtype, rank) of an array; (class, None, 0) of anything else."""
     if isinstance(value, np.ndarray):
-        namespace[f"{name}_dtype"] = value.dtype
-        test += f" and {name}.dtype is {name}_dtype and {name}.ndim == {value.ndim}"
+        return value.__class__, value.dtype, value.ndim
+    return value.__class__, None, 0
+
+
+def _kind_test(name: str, described: Tuple[type, Any, int], namespace: Dict[str, Any], number: int) -> str:
+    """The test that the local ``name`` is of the class (and for an array the dtype and rank) ``described``."""
+    kind, dtype, rank = described
+    label = f"{name}_{number}"
+    namespace[f"{label}_class"] = kind
+    test = f"{name}.__class__ is {label}_class"
+    if dtype is not None:
+        namespace[f"{label}_dtype"] = dtype
+        test += f" and {name}.dtype is {label}_dtype and {name}.ndim == {rank}"
     return test
 
 
@@ -120,7 +191,7 @@ def _result_check(result: Any) -> str:
     if result.__class__ is tuple:
         lines = [f"if result.__class__ is tuple and len(result) == {len(parts)}:",
                  f"    {', '.join(items)}, = result"] + ["    " + line for line in lines]
-    return "\n".join("    " + line for line in lines)
+    return "\n".join("            " + line for line in lines)
 
 
 def _summable(value: Any) -> str:

@@ -411,6 +411,7 @@ def guard(entries: Sequence[Entry]) -> Callable[[], bool]:
     exec(compile(text, "<srcad guard>", "exec"), namespace)
     current = namespace["current"]
     current.__defaults__ = _arguments(entries)
+    current.terms = " and ".join(terms) or "True"   # the test itself, over the parameters (srcad.call_entry)
     return current
 
 

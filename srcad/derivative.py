@@ -133,11 +133,10 @@ class Derivative:
         self._rank_variants = False if options.get("scalar_params") or options.get("param_ranks") \
             or offset or self._fixed else None
 
-    def __call__(self, *args, **kwargs):
-        return self._entry(self, args, kwargs)
+    # the general call (srcad.general_call); from the second call of the same kinds, an instance's class is one
+    # whose __call__ is the entry written out for them (srcad.call_entry), until the next load
+    __call__ = general_call
 
-    # the usual call written out (srcad.call_entry) once one has run; until then, and after every load,
-    # _examine (set below it)
 
     def variant(self, wrt: Optional[Wrt], mode: str, **options) -> "Derivative":
         """Another derivative of the same function: ``wrt`` (None for this one's), ``mode``, more ``options``.
@@ -259,16 +258,14 @@ class Derivative:
             LOADER[0](self)
         finally:   # what was found before may be stale: from now on, find it again (see __call__)
             self._table = {}
-            self.__dict__.pop("_entry", None)
+            self.__class__ = getattr(self.__class__, "entry_of", self.__class__)   # back to the general call
+            self.__dict__.pop("entry_kinds", None)   # with no kind of call written out
 
     def __reduce__(self):
         """Pickled as what it is built from, never as generated code (see the module's contract)."""
         return unpickled, (pickling.by_reference(self._given), self.requested_wrt, self.mode,
                            self._requested_options, pickling.fingerprint_of(self), pickling.rule_modules(),
                            pickling.sent_sources(self._given))
-
-
-Derivative._entry = staticmethod(general_call)
 
 
 def _stale() -> bool:

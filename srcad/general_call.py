@@ -1,7 +1,7 @@
 """The general call of a derivative: current or loaded, the dispatch table, the checks on every call.
 
 Contract:
-- ``general_call(derivative, args, kwargs)`` is what calling a
+- ``general_call(derivative, *args, **kwargs)`` is what calling a
   ``Derivative`` does until it has an entry for the kinds of its arguments
   (``srcad.call_entry``), and whenever the entry hands a call back:
   - under ``config.verify`` the verifier checks the call;
@@ -19,7 +19,7 @@ Contract:
 
 Example::
 
-    >>> general_call(srcad.grad(f), (x,), {})   # doctest: +SKIP
+    >>> general_call(srcad.grad(f), x)   # doctest: +SKIP
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ from typing import Any, Dict
 import numpy as np
 
 from .arguments import bind_arguments, rebound_call
-from .call_entry import entry_for
+from .call_entry import MAX_KINDS, entry_class, kind_of
 from .config import config
 from .derivative_hooks import SPECIAL, VERIFYING, verifier
 from .errors import SrcadError
@@ -38,7 +38,7 @@ from .overflow import clean, settled
 from .trees import is_container
 
 
-def general_call(self, args: tuple, kwargs: Dict[str, Any]):
+def general_call(self, *args, **kwargs):
     """The general call of a derivative: check it is current (else load), find the function for the arguments' kinds
     in the dispatch table (else examine them), run it; then write out the entry for calls of the same kinds."""
     if config.verify and not VERIFYING.active and verifier() is not None:
@@ -79,8 +79,8 @@ def general_call(self, args: tuple, kwargs: Dict[str, Any]):
             result = function(*args, **kwargs) if kwargs else function(*args)
             # the second call of these kinds since the last load (a loop rebinding a global loads every time),
             # and no load since the table was read: write out the entry for calls of these kinds
-            if found is not None and "_entry" not in self.__dict__ and self._table is table:
-                self._entry = entry_for(self, args, kwargs, function, current, general_call, result)
+            if found is not None and self._table is table and not config.verify:
+                _write_entry(self, args, kwargs, function, result, current)
             # a NaN from 0 * inf (a zero adjoint times an overflowed partial) is computed again
             return result if clean(result) else settled(self, result, args, kwargs)
         return examined_call(self, args, kwargs)
@@ -95,6 +95,18 @@ def general_call(self, args: tuple, kwargs: Dict[str, Any]):
         raise refusal from None
     return self(*args, **kwargs)
 
+
+def _write_entry(self, args, kwargs, function, result, current) -> None:
+    """Give the derivative an entry for this call's kind (a hit of the table: its second call since the last load),
+    beside the kinds its entry takes already, up to ``MAX_KINDS``; a derivative of a class with its own call
+    (``SPECIAL``) gets none."""
+    kinds = getattr(self, "entry_kinds", ())
+    if len(kinds) >= MAX_KINDS or getattr(self.__class__, "entry_of", self.__class__).__call__ is not general_call:
+        return
+    kind = kind_of(args, kwargs, function, result)
+    if kind is not None and not any(kind.same_call(other) for other in kinds):
+        self.entry_kinds = kinds + (kind,)
+        self.__class__ = entry_class(self, self.entry_kinds, current, general_call)
 
 _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)

@@ -16,6 +16,8 @@ it quietly wrong, each tested against a fresh derivative (and differences):
 """
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
@@ -61,7 +63,7 @@ def _with_entry(df, args, kwargs):
     """Call ``df`` until it has its entry for the kinds of ``args`` and ``kwargs``; then once from it."""
     for _ in range(2):
         df(*args, **kwargs)
-    assert "_entry" in df.__dict__, "no entry was written for the call"
+    assert type(df).entry_of is srcad.Derivative, "no entry was written for the call"
     return df(*args, **kwargs)
 
 
@@ -92,13 +94,19 @@ def _with_tangent(args, kwargs, by_keyword: bool, count: int):
 @pytest.mark.parametrize("label", list(OTHER_CALLS))
 def test_calls_of_other_kinds_after_the_entry(label, mode):
     text, wrt, (args, kwargs), others = OTHER_CALLS[label]
-    df = srcad.autodiff(make_function(text, {"np": np}), wrt, mode=mode)
     by_keyword = bool(kwargs)
-    for number, (call_args, call_kwargs) in enumerate([(args, kwargs)] + others):
+    first_args, first_kwargs = _with_tangent(args, kwargs, by_keyword, len(args)) if mode == "forward" else (args, kwargs)
+    for call_args, call_kwargs in others:   # each after a fresh entry for the first kind (then in a row)
+        df = srcad.autodiff(make_function(text, {"np": np}), wrt, mode=mode)
+        _same(_with_entry(df, first_args, first_kwargs), _fresh(text, wrt, mode, first_args, first_kwargs))
         if mode == "forward":
             call_args, call_kwargs = _with_tangent(call_args, call_kwargs, by_keyword, len(args))
-        expected = _fresh(text, wrt, mode, call_args, call_kwargs)
-        _same(_with_entry(df, call_args, call_kwargs) if number == 0 else _call(df, call_args, call_kwargs), expected)
+        _same(_call(df, call_args, call_kwargs), _fresh(text, wrt, mode, call_args, call_kwargs))
+    df = srcad.autodiff(make_function(text, {"np": np}), wrt, mode=mode)
+    for call_args, call_kwargs in [(args, kwargs)] * 3 + others:
+        if mode == "forward":
+            call_args, call_kwargs = _with_tangent(call_args, call_kwargs, by_keyword, len(args))
+        _same(_call(df, call_args, call_kwargs), _fresh(text, wrt, mode, call_args, call_kwargs))
 
 
 RANK_LOOP = "def f(W, b):\n    return np.sum(np.tanh(W @ b * scale) ** 2)\n"
@@ -208,3 +216,30 @@ def test_aux_values_whose_form_changes():
         _same(df(*args)[1], fresh(*args)[1])
     check_reverse(make_function(text.replace("return np.sum(y), (np.sum(y) if n == 2 else y)", "return np.sum(y)"),
                                 {"np": np}), (x, 5), 0)
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_kinds_taken_in_turn_and_more_kinds_than_an_entry_takes(mode):
+    """Calls of six kinds in turn, twice over: the entry takes the first four, the others take the general call
+    (whose entry, by then full, no longer gives the class back), and every call agrees with a fresh derivative."""
+    from srcad.call_entry import MAX_KINDS
+    df = srcad.autodiff(make_function(PLAIN, {"np": np}), 0, mode=mode)
+    kinds = [(B1, B1), (C2, C2), (A2, 2.0), (B1, 3.0), (np.float64(0.5), 2.0), (C2, B1[:1])]
+    assert len(kinds) > MAX_KINDS
+    for _ in range(3):
+        for args in kinds:
+            more = (1.0,) if mode == "reverse" else (np.ones_like(args[0]) * 0.5,)
+            _same(df(*args, *more), _fresh(PLAIN, 0, mode, args + more, {}))
+    assert type(df).entry_of is srcad.Derivative and len(df.entry_kinds) == MAX_KINDS
+
+
+def test_a_load_forgets_the_kinds():
+    namespace = {"np": np, "scale": 1.0}
+    text = "def f(x, y):\n    return np.sum(np.tanh(x) * y) * scale\n"
+    df = srcad.grad(make_function(text, namespace))
+    _with_entry(df, (B1, B1), {})
+    _with_entry(df, (C2, C2), {})
+    assert len(df.entry_kinds) == 2
+    namespace["np"] = types.SimpleNamespace(sum=np.sum, tanh=np.sin)   # a module rebound: a new build
+    _same(df(B1, B1), srcad.grad(make_function(text, {"np": namespace["np"], "scale": 1.0}))(B1, B1))
+    assert type(df) is srcad.Derivative and "entry_kinds" not in vars(df)

@@ -126,7 +126,8 @@ def recomputations(monkeypatch):
         counts["jvp_by_reverse"] += 1
         return real_jvp(*args, **kwargs)
 
-    monkeypatch.setattr(srcad.derivative, "settled", settled)   # where Derivative.__call__ finds it
+    monkeypatch.setattr(srcad.general_call, "settled", settled)   # where Derivative.__call__ finds it
+    monkeypatch.setattr(srcad.call_entry, "settled", settled)     # and the entry a second call writes out
     monkeypatch.setattr(srcad.overflow, "_jvp_by_reverse", jvp_by_reverse)
     return counts
 
