@@ -26,6 +26,12 @@ eigenvalues (distinct, nonzero singular values).  ``eigh`` and
 LAPACK does), so their gradients are zero on the other strict triangle
 and real on the diagonal.
 
+The ``*_grad``/``*_tangent`` helpers are written with operations whose
+rules hold for complex numbers (products, sums, transposes, ``np.conj``,
+``np.real``, the SVD and eigh; triangles by masks, broadcasts by sums) so
+that srcad differentiates their source again: second derivatives through
+these functions, exact for the same phase-free functions.
+
 ``np.sort`` of complex numbers is a permutation (``complex_sort``): its
 derivative moves each entry with it, and where two entries have equal real
 parts and different imaginary parts (the sorted array jumps there)
@@ -165,6 +171,7 @@ def _reduced(result):
     s = np.real(result[1])
     k = np.shape(s)[-1]
     return result[0][..., :, :k], s, result[2][..., :k, :], k
+
 
 def svd_grad_complex(grad, result, a):
     """The adjoint of ``a`` from the adjoints ``[du, ds, dvh]`` of ``(u, s, vh) = np.linalg.svd(a)``.
