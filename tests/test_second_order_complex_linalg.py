@@ -42,7 +42,11 @@ CASES = [
 ]
 CASES += [(f"np.linalg.norm(a, {o!r})", Z) for o in (None, 1, 3, 0.5, -2, np.inf)]
 CASES += [(f"np.linalg.norm(a, {o!r})", A) for o in (None, "fro", "nuc", 1, -1, 2, -2, np.inf)]
-CASES += [("np.sum(np.linalg.norm(a, 'nuc', axis=(2, 1)) * np.linalg.norm(a, 2, axis=(1, 2)))", STACK),
+CASES += [("np.sum(np.abs(np.linalg.svd(a)[0][:2, :2]) ** 2 * np.arange(2))", TALL),   # full_matrices=True
+          ("np.sum(np.abs(np.linalg.svd(a, full_matrices=False)[2][..., :2, :]) ** 2 * np.arange(3))", STACK),
+          ("np.sum(np.linalg.norm(a, 'nuc', axis=(-1, -2), keepdims=True) ** 2)", STACK),
+          ("np.sum(np.linalg.norm(a, -2, axis=(-2, -1)))", STACK),
+          ("np.sum(np.linalg.norm(a, 'nuc', axis=(2, 1)) * np.linalg.norm(a, 2, axis=(1, 2)))", STACK),
           ("np.sum(np.linalg.norm(a, 3, axis=0, keepdims=True) ** 2)", TALL)]
 
 
