@@ -29,9 +29,13 @@ What the rules give (``srcad/runtime/complex_linalg.py`` has the formulas):
   write (``z[np.argsort(z)]``, the order held fixed).  It is differentiated
   to any order.
 
-The second derivative of the linear algebra rules is not implemented:
-differentiating a derivative through them raises ``SrcadError`` at the
-user's line.
+Second derivatives: the helpers these rules call (``eigh_grad_hermitian``...)
+are written with operations whose rules hold for complex numbers (products,
+transposes, masks for triangles, the SVD and eigh themselves), so srcad
+differentiates their source again, in both modes; like the first
+derivative, a second derivative is exact for functions of the outputs that
+do not depend on the phases of eigenvectors and singular vectors
+(``tests/test_second_order_complex_linalg.py``).
 
 Example: the gradient of ``np.linalg.norm(z)`` is ``conj(z) / |z|``
 (``df/dx - i df/dy``), autograd's value.
@@ -45,7 +49,7 @@ from srcad.runtime.complex_linalg import (complex_sort_order, eigh_grad_hermitia
                                           singular_values_tangent_complex, svd_grad_complex, svd_tangent_complex)
 from srcad.runtime.shapes import untake_along_axis
 from srcad.runtime.spectral import like_real
-from srcad.templates import adjoint, d, nondifferentiable, not_differentiated, tangent
+from srcad.templates import adjoint, d, nondifferentiable, tangent
 
 
 @adjoint(complex_linalg.hermitian_eigh)
@@ -106,10 +110,3 @@ def complex_sort_tangent(y, a, axis=-1, kind=None, order=None):
 
 
 nondifferentiable(complex_sort_order, reason="it is an order: integers")
-not_differentiated(eigh_grad_hermitian, eigh_tangent_hermitian, eigvalsh_grad_hermitian, eigvalsh_tangent_hermitian,
-                   svd_grad_complex, svd_tangent_complex, singular_values_grad_complex,
-                   singular_values_tangent_complex, norm_direction_complex,
-                   hint="srcad differentiates np.linalg.eigh, eigvalsh, svd and norm of complex numbers once, not "
-                        "twice: for a second derivative, write the step with real matrices (for a Hermitian "
-                        "a = b + 1j * c, np.linalg.eigvalsh(np.block([[b, -c], [c, b]])) holds each eigenvalue "
-                        "twice)")

@@ -7,9 +7,10 @@ what ``np.take`` gathered), so its adjoint is ``<op>`` itself and its tangent
 is the helper applied to the tangent.  ``prod_others`` (the gradient of
 ``np.prod``) is symmetric in the sense of a Hessian: its derivatives are the
 multilinear ``prod_others_tangent``, ``prod_others_tangent2`` and
-``prod_others_tangent3`` (exact where the input has zeros), so ``np.prod`` can
-be differentiated four times; a fifth derivative is refused at the user's line
-(``prod_others_tangent3`` is not differentiated).  ``logsumexp_weights`` is differentiated through
+``prod_others_tangent3`` and ``prod_others_tangent4`` (exact where the input
+has zeros); ``prod_others_tangent4`` has no rule: srcad differentiates its
+source (products, flips and stacks, ``srcad.runtime.reductions``) and the
+derivatives it generates, so ``np.prod`` is differentiated to any order.  ``logsumexp_weights`` is differentiated through
 its output (``b * exp(a - result)``).  ``nan_centered(t, x)`` (in the
 gradients of ``nanvar``/``nanstd``) is linear and symmetric in ``t``, so it is
 its own adjoint; ``x`` only marks the NaNs.  Shares of a gradient among tied
@@ -26,8 +27,8 @@ import numpy as np
 from srcad.runtime import reductions as runtime_reductions, shapes as runtime_shapes
 from srcad.runtime import unbroadcast, unreduce
 from srcad.runtime.reductions import (extremum_grad, extremum_tangent, logsumexp_weights, nan_centered,
-                                      prod_others_tangent, prod_others_tangent2, prod_others_tangent3, uncumsum,
-                                      unsum)
+                                      prod_others_tangent, prod_others_tangent2, prod_others_tangent3,
+                                      prod_others_tangent4, uncumsum, unsum)
 from srcad.runtime.shapes import (concat_item, sample_axis, unarray, uncolumn_stack, unconcatenate, undiag,
                                   undiagonal, undstack, unhstack, unpad, unrepeat, unstack, untake,
                                   untake_along_axis, untile, untrace, unvstack)
@@ -68,6 +69,20 @@ def prod_others_tangent2_adjoint(y, t1, t2, x, axis=None):
 def prod_others_tangent2_tangent(y, t1, t2, x, axis=None):
     d[y] = (prod_others_tangent2(d[t1], t2, x, axis=axis) + prod_others_tangent2(t1, d[t2], x, axis=axis)
             + prod_others_tangent3(t1, t2, d[x], x, axis=axis))
+
+
+@adjoint(runtime_reductions.prod_others_tangent3)
+def prod_others_tangent3_adjoint(y, t1, t2, t3, x, axis=None):
+    d[t1] = prod_others_tangent3(d[y], t2, t3, x, axis=axis)
+    d[t2] = prod_others_tangent3(t1, d[y], t3, x, axis=axis)
+    d[t3] = prod_others_tangent3(t1, t2, d[y], x, axis=axis)
+    d[x] = prod_others_tangent4(d[y], t1, t2, t3, x, axis=axis)
+
+
+@tangent(runtime_reductions.prod_others_tangent3)
+def prod_others_tangent3_tangent(y, t1, t2, t3, x, axis=None):
+    d[y] = (prod_others_tangent3(d[t1], t2, t3, x, axis=axis) + prod_others_tangent3(t1, d[t2], t3, x, axis=axis)
+            + prod_others_tangent3(t1, t2, d[t3], x, axis=axis) + prod_others_tangent4(t1, t2, t3, d[x], x, axis=axis))
 
 
 @adjoint(runtime_reductions.logsumexp_weights)
@@ -313,10 +328,9 @@ nondifferentiable(runtime_reductions.extreme_share, runtime_reductions.ptp_share
                   runtime_reductions.nanmean_weights, runtime_reductions.nan_count, runtime_reductions.extremum_share,
                   runtime_shapes.padding_mask, runtime_shapes.linspace_weights, runtime_shapes.linspace_step_weight,
                   reason="it is a piecewise-constant share of a gradient, a mask or a weight set by shapes")
+nondifferentiable(runtime_reductions._complements, runtime_reductions._subset_shifts,
+                  runtime_reductions._empty_subset, runtime_reductions._one_hot,
+                  reason="it is a table of subsets, a one-hot column or a constant of prod_others_tangent4's algebra")
 not_differentiated(runtime_shapes.index_range, hint="it reads a slice of np.r_[...] whose step is not written in the "
                                                     "source; write np.arange(start, stop, step), or "
                                                     "np.linspace(start, stop, n) for a count, in place of the slice")
-not_differentiated(runtime_reductions.prod_others_tangent3,
-                   hint="srcad differentiates np.prod four times at most (prod_others_tangent3 is its fourth "
-                        "derivative's helper); for a fifth derivative write the product as a loop, "
-                        "p = 1.0; for v in x: p = p * v")

@@ -16,7 +16,10 @@ Contract:
   reverse over forward and forward over forward give the same Hessian-vector product.
 - A list used as a stack (``v = xs.pop()``) in the user's own code is differentiated in both modes.
 - ``test_a_refusal_in_generated_code_names_the_users_line``: what srcad refuses inside its own code,
-  differentiated again, is reported with the user's line.
+  differentiated again (a checkpointed loop's sweep), is reported with the user's line.
+- ``test_prod_differentiated_six_times``: ``np.prod`` (with a factor exactly 0, and along an axis)
+  differentiated six times in reverse mode matches central differences of the order before, and six
+  times in forward mode gives the same numbers.
 """
 import numpy as np
 import pytest
@@ -24,7 +27,7 @@ import pytest
 import srcad
 
 from gradcheck import check_hessian, no_disk_cache  # noqa: F401 (autouse fixture)
-from gradcheck import check_forward, check_reverse
+from gradcheck import check_forward, check_reverse, make_function
 from any_order_helpers import act, act_slope
 
 C = np.array([0.5, -1.0, 0.75])
@@ -376,19 +379,30 @@ def test_a_list_used_as_a_stack(f):
 
 # What srcad still refuses names the user's line ----------------------------------------------------------
 
+def checkpointed(s):
+    t = s
+    for i in range(4):
+        t = np.sin(t) * s
+    return t
+
+
 def test_a_refusal_in_generated_code_names_the_users_line():
-    """srcad's derivative of a complex Hermitian eigenvalue problem calls a helper it differentiates once only."""
-    x = np.array([[2.0, 0.3], [-0.4, 1.5]])
+    """srcad's derivative of a checkpointed loop calls a helper it differentiates once only."""
     with pytest.raises(srcad.SrcadError) as info:
-        srcad.hessian(complex_eigenvalues)(x)
+        srcad.grad(srcad.grad(checkpointed, checkpoints=2))(S)
     message = str(info.value)
-    assert f"your line {__file__}:" in message and "np.linalg.eigvalsh(a)" in message, message
-    assert "take one derivative fewer of complex_eigenvalues" in message, message
+    assert f"your line {__file__}:" in message and "for i in range(4):" in message, message
+    assert "take one derivative fewer of checkpointed" in message, message
 
 
 def complex_eigenvalues(x):
     a = x + x.T + 1j * (x - x.T)
     return np.sum(np.linalg.eigvalsh(a) ** 3)
+
+
+def test_hessian_through_complex_eigenvalues():
+    """Once refused (the complex rule's helpers were not differentiated again); now against differences."""
+    check_hessian(complex_eigenvalues, np.array([[2.0, 0.3], [-0.4, 1.5]]), atol=1e-7)
 
 
 def singular_vectors(a):
@@ -399,3 +413,42 @@ def singular_vectors(a):
 def test_second_derivative_through_singular_vectors():
     """Once refused (the rule's helper was not differentiable again); now against differences of the gradient."""
     check_hessian(singular_vectors, np.array([[2.0, 0.3], [0.3, 1.5]]), atol=1e-7)
+
+
+# np.prod to any order ------------------------------------------------------------------------------
+
+SHIFTED = np.array([0.6, -0.9, 0.85, 2.1, 0.1, 1.4, -0.5])
+
+
+def product_of_sines(s):
+    return np.prod(np.sin(s * SHIFTED) + SHIFTED)
+
+
+def product_through_a_zero(s):   # one factor is exactly 0 at S: exact only without dividing by the factors
+    return np.prod(np.concatenate([np.sin(s * SHIFTED[:4]) + SHIFTED[:4], np.array([s - S])]))
+
+
+def product_along_an_axis(s):
+    return np.sum(np.prod(np.reshape(np.sin(s * SHIFTED[:6]) + SHIFTED[:6], (2, 3)), axis=1) * np.array([1.0, -2.0]))
+
+
+def _forward_derivative(g):
+    """``g'`` by forward mode, as a function srcad can differentiate again."""
+    return make_function("def slope(s):\n    return tangent(s, 1.0)\n",
+                         {"tangent": srcad.autodiff(g, mode="forward")})
+
+
+@pytest.mark.parametrize("g", [product_of_sines, product_through_a_zero, product_along_an_axis],
+                         ids=lambda g: g.__name__)
+def test_prod_differentiated_six_times(g):
+    # each order against central differences of the order before it (np.prod's fifth and sixth derivatives
+    # come from srcad differentiating prod_others_tangent4's source); forward mode gives the same numbers
+    step = 1e-3
+    reverse, forward = [g], [g]
+    for order in range(1, 7):
+        reverse.append(srcad.grad(reverse[-1]))
+        by_differences = (reverse[-2](S + step) - reverse[-2](S - step)) / (2 * step)
+        scale = max(1.0, abs(by_differences))
+        np.testing.assert_allclose(reverse[-1](S), by_differences, rtol=1e-4, atol=1e-4 * scale)
+        forward.append(_forward_derivative(forward[-1]))
+        np.testing.assert_allclose(forward[-1](S), reverse[-1](S), rtol=1e-9, atol=1e-9 * scale)

@@ -11,8 +11,8 @@ Contract:
 - the gradient of a real function is ``df/dx - i df/dy`` (autograd's value):
   checked against closed forms for the 2-norm, the nuclear norm and the
   eigenvalues of a Hermitian matrix.
-- a second derivative through the complex rules raises ``SrcadError`` at the
-  user's line; ``np.maximum``/``np.minimum`` of complex numbers raise
+- second derivatives through these rules: ``test_second_order_complex_linalg.py``;
+  ``np.maximum``/``np.minimum`` of complex numbers raise
   ``ComplexError`` naming the ``np.where`` to write, and that ``np.where`` is
   differentiated exactly.
 """
@@ -104,14 +104,6 @@ def test_gradient_of_an_eigenvalue_of_a_hermitian_matrix():
     outer = np.outer(v, np.conj(v))
     f = _function("np.linalg.eigh(a + np.conj(a.T))[0][2]", "a")
     np.testing.assert_allclose(srcad.grad(f)(A), 2.0 * np.conj(outer), rtol=1e-10, atol=1e-12)
-
-
-@pytest.mark.parametrize("body", ["np.linalg.eigh(a)[0][0]", "np.linalg.svd(a, compute_uv=False)[0]",
-                                  "np.linalg.norm(a, 2)", "np.linalg.eigvalsh(a)[1]"])
-def test_a_second_derivative_through_the_complex_rules_is_refused(body):
-    f = _function(f"np.real({body})", "a")
-    with pytest.raises(srcad.SrcadError, match="once, not twice"):
-        srcad.grad(srcad.grad(f))(A)
 
 
 @pytest.mark.parametrize("mode", ["reverse", "forward"])

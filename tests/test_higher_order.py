@@ -337,15 +337,6 @@ def test_mlp_hessian_vector_product(loss, size):
 # Every spec row, twice ------------------------------------------------------------
 
 ONCE_ONLY = {   # case-id prefix: why srcad does not differentiate the row's derivative
-    "prod_others_tangent2-": "a fifth derivative of np.prod: prod_others_tangent3 is not differentiated (refused)",
-    "np.linalg.eigh-complex-": "complex eigh: its rule's helpers are not differentiated again",
-    "np.linalg.eigvalsh-complex-": "complex eigvalsh: its rule's helpers are not differentiated again",
-    "np.linalg.svd-complex-": "complex svd: its rule's helpers are not differentiated again",
-    "np.linalg.norm-complex-": "complex norm: its rule's helpers are not differentiated again",
-    "hermitian_eigh-": "complex eigh: its rule's helpers are not differentiated again",
-    "hermitian_eigvalsh-": "complex eigvalsh: its rule's helpers are not differentiated again",
-    "complex_svd-": "complex svd: its rule's helpers are not differentiated again",
-    "complex_norm-": "complex norm: its rule's helpers are not differentiated again",
     "scipy.integrate.odeint-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
     "scipy.integrate.solve_ivp-": "the adjoint and sensitivity solves of an ODE are not differentiated again",
     "checkpointed_loop-": "a checkpointed loop's reverse sweep is not differentiated again",

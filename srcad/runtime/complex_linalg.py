@@ -26,6 +26,12 @@ eigenvalues (distinct, nonzero singular values).  ``eigh`` and
 LAPACK does), so their gradients are zero on the other strict triangle
 and real on the diagonal.
 
+The ``*_grad``/``*_tangent`` helpers are written with operations whose
+rules hold for complex numbers (products, sums, transposes, ``np.conj``,
+``np.real``, the SVD and eigh; triangles by masks, broadcasts by sums) so
+that srcad differentiates their source again: second derivatives through
+these functions, exact for the same phase-free functions.
+
 ``np.sort`` of complex numbers is a permutation (``complex_sort``): its
 derivative moves each entry with it, and where two entries have equal real
 parts and different imaginary parts (the sorted array jumps there)
@@ -41,7 +47,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .decompositions import _diag, _gap_inverse, _mT, _reduced
+from .decompositions import _diag, _gap_inverse, _mT
 from .linalg import _is_matrix_norm, norm_direction
 from ..errors import UnsupportedValueError
 from .spectral import unit_phase
@@ -83,9 +89,22 @@ def _mH(a):
     return np.conj(np.swapaxes(a, -1, -2))
 
 
+def _broadcast(grad, like):
+    """``grad`` (an adjoint, maybe complex) broadcast to ``like``'s shape, by a sum srcad differentiates again."""
+    return grad + np.zeros(np.shape(like))
+
+
+def _triangle_mask(size, lower, strict):
+    """1.0 on the lower (or upper) triangle of a ``size`` by ``size`` matrix, its diagonal too unless ``strict``,
+    else 0.0: a mask by which a product (whose rules hold for complex numbers) takes a triangle."""
+    if lower:
+        return np.tri(size, k=-1 if strict else 0)
+    return 1.0 - np.tri(size, k=0 if strict else -1)
+
+
 def _hermitian_from_triangle(m, lower=True):
     """The Hermitian matrix that eigh reads from one triangle of ``m`` and the real part of its diagonal."""
-    strict = np.tril(m, -1) if lower else np.triu(m, 1)
+    strict = m * _triangle_mask(np.shape(m)[-1], lower, strict=True)
     return strict + _mH(strict) + _diag(np.real(np.diagonal(m, axis1=-2, axis2=-1)))
 
 
@@ -94,7 +113,7 @@ def _onto_hermitian_triangle(m, lower=True):
     ``m + m^H`` on the strict triangle, ``Re m`` on the diagonal, 0 on the other strict triangle."""
     both = m + _mH(m)
     half = 0.5 * _diag(np.diagonal(both, axis1=-2, axis2=-1))
-    return (np.tril(both) if lower else np.triu(both)) - half
+    return both * _triangle_mask(np.shape(m)[-1], lower, strict=False) - half
 
 
 # --------------------------------------------------------------------------
@@ -106,9 +125,9 @@ def eigh_grad_hermitian(grad, result, UPLO="L"):
     Example: ``eigh_grad_hermitian([np.array([1.0, 0.0]), np.zeros((2, 2))], np.linalg.eigh(np.eye(2) * [1, 2]))``
     is ``array([[1., 0.], [0., 0.]])``.
     """
-    w, v = result
-    grad_w, grad_v = np.broadcast_to(grad[0], np.shape(w)), np.broadcast_to(grad[1], np.shape(v))
-    core = _diag(np.real(grad_w)) + _gap_inverse(w) * (_mT(v) @ grad_v)
+    w, v = np.real(result[0]), result[1]   # the eigenvalues' adjoint stays real
+    grad_w, grad_v = _broadcast(np.real(grad[0]), w), _broadcast(grad[1], v)
+    core = _diag(grad_w) + _gap_inverse(w) * (_mT(v) @ grad_v)
     return _onto_hermitian_triangle(np.conj(v) @ core @ _mT(v), lower=UPLO.upper() == "L")
 
 
@@ -117,7 +136,7 @@ def eigh_tangent_hermitian(tangent, result, UPLO="L"):
 
     Example: ``eigh_tangent_hermitian(np.eye(2), np.linalg.eigh(np.eye(2) * [1, 2]))[0]`` is ``array([1., 1.])``.
     """
-    w, v = result
+    w, v = np.real(result[0]), result[1]
     rotated = _mH(v) @ _hermitian_from_triangle(tangent, lower=UPLO.upper() == "L") @ v
     return np.real(np.diagonal(rotated, axis1=-2, axis2=-1)).copy(), v @ (_gap_inverse(w) * rotated)
 
@@ -129,7 +148,7 @@ def eigvalsh_grad_hermitian(grad, a, UPLO="L"):
     ``array([[1., 0.], [0., 0.]])``.
     """
     v = np.linalg.eigh(a, UPLO=UPLO)[1]
-    values = _diag(np.real(np.broadcast_to(grad, np.shape(a)[:-1])))
+    values = _diag(np.real(grad) + np.zeros(np.shape(a)[:-1]))
     return _onto_hermitian_triangle(np.conj(v) @ values @ _mT(v), lower=UPLO.upper() == "L")
 
 
@@ -146,6 +165,14 @@ def eigvalsh_tangent_hermitian(tangent, a, UPLO="L"):
 # --------------------------------------------------------------------------
 # SVD: a = U diag(s) V^H, vh = V^H
 
+def _reduced(result):
+    """``(u, s, vh, k)``: the ``k`` singular values and the singular vectors they determine (``u``'s first
+    ``k`` columns, ``vh``'s first ``k`` rows); ``s`` read through ``np.real`` so its adjoint stays real."""
+    s = np.real(result[1])
+    k = np.shape(s)[-1]
+    return result[0][..., :, :k], s, result[2][..., :k, :], k
+
+
 def svd_grad_complex(grad, result, a):
     """The adjoint of ``a`` from the adjoints ``[du, ds, dvh]`` of ``(u, s, vh) = np.linalg.svd(a)``.
 
@@ -157,8 +184,8 @@ def svd_grad_complex(grad, result, a):
     ``svd_grad_complex([np.zeros((1, 1)), np.ones(1), np.zeros((1, 1))], np.linalg.svd(a), a)``
     is ``array([[0.-1.j]])`` (the gradient of ``|a|`` in srcad's convention).
     """
-    u, s, vh, k = _reduced(result, a)
-    grad_u, grad_s, grad_vh = (np.broadcast_to(g, np.shape(r)) for g, r in zip(grad, result))
+    u, s, vh, k = _reduced(result)
+    grad_u, grad_s, grad_vh = _broadcast(grad[0], result[0]), _broadcast(grad[1], s), _broadcast(grad[2], result[2])
     if np.any(grad_u[..., :, k:] != 0) or np.any(grad_vh[..., k:, :] != 0):
         raise ValueError("the derivative through the extra columns of u (rows of vh) that "
                          "np.linalg.svd(a, full_matrices=True) returns for a non-square a is not defined; "
@@ -189,8 +216,8 @@ def svd_tangent_complex(tangent, result, a):
     Example: ``svd_tangent_complex(np.ones((1, 1)), np.linalg.svd(np.full((1, 1), 2.0)), np.full((1, 1), 2.0))[1]``
     is ``array([1.])``.
     """
-    full_u, _, full_vh = result
-    u, s, vh, k = _reduced(result, a)
+    full_u, full_vh = result[0], result[2]
+    u, s, vh, k = _reduced(result)
     v = _mH(vh)
     rotated = _mH(u) @ tangent @ v
     gaps = _gap_inverse(s * s)
@@ -202,9 +229,10 @@ def svd_tangent_complex(tangent, result, a):
     tangent_v = v @ (gaps * (s[..., :, None] * rotated + _mH(rotated) * s[..., None, :]))
     tangent_v = tangent_v + (_mH(tangent) @ u - v @ _mH(rotated)) / s[..., None, :]
     if full_u.shape[-1] > k or full_vh.shape[-2] > k:
-        tangent_u = np.concatenate([tangent_u, np.full(full_u.shape[:-1] + (full_u.shape[-1] - k,), np.nan)], -1)
-        tangent_v = np.concatenate([tangent_v, np.full(full_vh.shape[:-2] + (full_vh.shape[-1],
-                                                                         full_vh.shape[-2] - k), np.nan)], -1)
+        undefined_u = np.nan * np.ones(full_u.shape[:-1] + (full_u.shape[-1] - k,))
+        undefined_v = np.nan * np.ones(full_vh.shape[:-2] + (full_vh.shape[-1], full_vh.shape[-2] - k))
+        tangent_u = np.concatenate([tangent_u, undefined_u], -1)
+        tangent_v = np.concatenate([tangent_v, undefined_v], -1)
     return tangent_u, tangent_s, _mH(tangent_v)
 
 
@@ -215,7 +243,7 @@ def singular_values_grad_complex(grad, a):
     ``array([[0.-1.j, 0.+0.j], [0.+0.j, 1.+0.j]])``.
     """
     u, _, vh = np.linalg.svd(a, full_matrices=False)
-    values = _diag(np.real(np.broadcast_to(grad, np.shape(u)[:-2] + np.shape(u)[-1:])))
+    values = _diag(np.real(grad) + np.zeros(np.shape(u)[:-2] + np.shape(u)[-1:]))
     return np.conj(u @ values @ vh)
 
 
@@ -243,8 +271,20 @@ def norm_direction_complex(x, ord=None, axis=None):
     Example: ``norm_direction_complex(np.array([3j, 4.0]))`` is ``array([0.-0.6j, 0.8+0.j])``.
     """
     if _is_matrix_norm(x, ord, axis) and ord in ("nuc", 2, -2):
-        return np.conj(norm_direction(x, ord=ord, axis=axis))
+        return _spectral_direction_complex(x, ord, axis)
     return norm_direction(np.abs(x), ord=ord, axis=axis) * np.conj(unit_phase(x))
+
+
+def _spectral_direction_complex(x, ord, axis):
+    """``conj(U V^H)`` (nuclear norm) or ``conj(u v^H)`` of the extreme singular pair (2/-2) of each matrix
+    ``x`` holds on ``axis``, written with the SVD so that its own derivative is the SVD's."""
+    rows, columns = (0, 1) if axis is None else axis   # np.moveaxis takes negative axes
+    moved = np.moveaxis(x, (rows, columns), (-2, -1))
+    u, _, vh = np.linalg.svd(moved, full_matrices=False)
+    if ord != "nuc":
+        k = 0 if ord == 2 else -1
+        u, vh = u[..., :, k:k + 1 or None], vh[..., k:k + 1 or None, :]
+    return np.moveaxis(np.conj(u @ vh), (-2, -1), (rows, columns))
 
 
 # --------------------------------------------------------------------------

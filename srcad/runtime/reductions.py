@@ -46,8 +46,9 @@ def _axes(axis, ndim):
     """``axis`` (None, an int or a tuple) as a tuple of non-negative axes."""
     if axis is None:
         return tuple(range(ndim))
-    axes = (axis,) if isinstance(axis, numbers.Integral) else tuple(axis)
-    return tuple(a % ndim for a in axes)
+    if isinstance(axis, numbers.Integral):   # a branch of its own: srcad differentiates prod's helpers again
+        return (axis % ndim,)
+    return tuple(a % ndim for a in axis)
 
 
 def prod_others(x, axis=None):
@@ -142,6 +143,95 @@ def prod_others_tangent3(t1, t2, t3, x, axis=None):
     is ``array([6., 6., 6., 6.])``.
     """
     return _prod_others_multilinear(x, [t1, t2, t3], axis)
+
+
+def prod_others_tangent4(t1, t2, t3, t4, x, axis=None):
+    """The fourth derivative of ``prod_others(x, axis)`` along ``t1`` to ``t4`` (see ``prod_others_tangent``).
+
+    It is written with products, sums, flips and stacks only (no stores, no
+    lists that grow), so srcad differentiates its source, and the source of
+    that derivative, again: ``np.prod``'s derivatives beyond the fifth come
+    from here, to any order, exact where ``x`` has zeros.  Its running
+    products gather their columns by a sum of one-hot columns, which is
+    quadratic in the length of the reduced axes.
+
+    Example: ``prod_others_tangent4(*[np.ones(5)] * 4, np.arange(5.0))`` is ``array([24., 24., 24., 24., 24.])``.
+    """
+    x = as_array(x)
+    if x.ndim == 0:
+        return np.zeros_like(x * 1.0)
+    axes = _axes(axis, x.ndim)
+    last = tuple(range(x.ndim - len(axes), x.ndim))
+    layout = np.moveaxis(x, axes, last).shape
+    factors = np.stack([_grouped(x, x, axes, last, layout), _grouped(t1, x, axes, last, layout),
+                        _grouped(t2, x, axes, last, layout), _grouped(t3, x, axes, last, layout),
+                        _grouped(t4, x, axes, last, layout)])   # the coefficients of 1, e1, ..., e4
+    before = _running_products(factors)
+    after = np.flip(_running_products(np.flip(factors, -1)), -1)
+    total = np.sum(before * after[_complements(4)], axis=0)
+    return np.moveaxis(np.reshape(total, layout), last, axes)
+
+
+def _grouped(value, x, axes, last, layout):
+    """``value`` broadcast to ``x``'s shape, its reduced axes moved last and flattened into one."""
+    moved = np.moveaxis(np.broadcast_to(value, np.shape(x)), axes, last)
+    return np.reshape(moved, layout[:len(layout) - len(axes)] + (-1,))
+
+
+def _running_products(factors):
+    """The exclusive running products along the last axis of ``factors`` (stacked first: the coefficients
+    of 1, e1, ..., em of each element), in the algebra of ``e1..em`` with ``e * e = 0``: one coefficient per
+    subset of ``e1..em`` (as in ``_complements``), stacked first."""
+    count, length = np.shape(factors)[0] - 1, np.shape(factors)[-1]
+    smaller, holds = _subset_shifts(count, np.ndim(factors) - 2)
+    product = _empty_subset(count, np.shape(factors)[1:-1])
+    result = 0.0
+    for k in range(length):
+        result = result + product[..., None] * _one_hot(length, k)
+        grown = product * factors[0][..., k]
+        for l in range(count):
+            grown = grown + product[smaller[l]] * holds[l] * factors[l + 1][..., k]
+        product = grown
+    return result
+
+
+def _complements(count):
+    """The complement of each subset of ``e1..em`` (``m = count``), a subset written as the integer whose
+    bit ``l`` says whether ``e(l+1)`` is in it.
+
+    Example: ``_complements(2)`` is ``array([3, 2, 1, 0])``.
+    """
+    return (2 ** count - 1) - np.arange(2 ** count)
+
+
+def _subset_shifts(count, batch_ndim):
+    """``(smaller, holds)``: for each ``e(l+1)`` and subset, the subset with ``e(l+1)`` removed, and 1.0 where
+    the subset holds ``e(l+1)``, else 0.0 (with ``batch_ndim`` axes of length 1 to broadcast): multiplying a
+    running product by ``e(l+1) t`` moves each coefficient to the subset with ``e(l+1)`` added.
+
+    Example: ``_subset_shifts(1, 0)`` is ``(array([[1, 0]]), array([[0., 1.]]))``.
+    """
+    subsets = np.arange(2 ** count)
+    smaller = np.array([subsets ^ (1 << l) for l in range(count)], dtype=int).reshape(count, 2 ** count)
+    holds = np.array([subsets >> l & 1 for l in range(count)], dtype=float).reshape(count, 2 ** count)
+    return smaller, np.reshape(holds, holds.shape + (1,) * batch_ndim)
+
+
+def _empty_subset(count, batch):
+    """The running product before any element: 1 on the empty subset, 0 on the others, shaped ``(2 ** count,)
+    + batch``.
+
+    Example: ``_empty_subset(1, (2,))`` is ``array([[1., 1.], [0., 0.]])``.
+    """
+    return np.reshape(np.arange(2 ** count) == 0, (2 ** count,) + (1,) * len(batch)) * np.ones(batch)
+
+
+def _one_hot(length, k):
+    """1.0 at ``k`` and 0.0 elsewhere, of length ``length``.
+
+    Example: ``_one_hot(3, 1)`` is ``array([0., 1., 0.])``.
+    """
+    return (np.arange(length) == k).astype(float)
 
 
 def logsumexp_weights(a, result, b=None, axis=None, keepdims=False):
