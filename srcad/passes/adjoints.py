@@ -160,6 +160,12 @@ class AdjointState:
         ``chosen = [grad]`` in the other): added to another adjoint with ``+=`` it would be joined to it."""
         return isinstance(value, gast.Name) and self.unit.namer.derivatives().get(value.id) in self.lists
 
+    def _alias_of_sequence(self, name, value) -> bool:
+        """Whether ``value`` is the adjoint of a name bound to ``name`` (``q = parts``) where ``name`` may hold a
+        list or tuple a call gave (``parts = np.split(x, 2)``): neither is known to be an array or a number."""
+        return isinstance(value, gast.Name) and name not in self.arrays and name not in self.scalars \
+            and self.unit.namer.derivatives().get(value.id) not in self.arrays
+
     def _gives_list(self, value) -> bool:
         """Whether ``value`` is a call of a helper whose result is always a list (``runtime.LIST_ADJOINTS``)."""
         return isinstance(value, gast.Call) and any(
@@ -197,7 +203,8 @@ class AdjointState:
         if name in self.lists:   # list adjoints add element by element
             helper = syntax.name(self.unit.bindings.bind("add_lists", add_lists))
             return [syntax.assign(adjoint, syntax.call(helper, [syntax.name(adjoint), value]))]
-        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or (   # `+` would concatenate
+        if isinstance(value, (gast.List, gast.Tuple)) or self._gives_list(value) or self._alias_of_sequence(
+                name, value) or (   # `+` would concatenate
                 self._gives_items(value) and name in self.item_lists) or self._list_adjoint(value) or (   # two lists, one entry per item
                 name in self.unit.facts.get("structured_adjoints", ()) and name not in self.arrays) \
                 or name in self.dicts:

@@ -361,18 +361,21 @@ def _container_names(body) -> set:
 
 
 _SAME_KIND = ("zeros_like", "copied", "add_at", "add_structures", "add_lists")   # give what their first argument is
+_LIST_GIVING = tuple(helper.__name__ for helper in runtime.LIST_ADJOINTS)   # always give a list (``unconcatenate``)
 
 
 def _structure_names(body, lists) -> set:
-    """Names that hold dicts or lists: bound to a dict literal, in ``lists``, or bound to one of those names or
-    to what ``zeros_like``, ``copied``, ``add_at``, ``add_structures`` or ``add_lists`` give for one (the
-    adjoints in a derivative srcad differentiates again).  ``+=`` cannot add their adjoints."""
+    """Names that hold dicts or lists: bound to a dict literal or to what a helper always giving a list gives
+    (``unconcatenate``: ``runtime.LIST_ADJOINTS``), in ``lists``, or bound to one of those names or to what
+    ``zeros_like``, ``copied``, ``add_at``, ``add_structures`` or ``add_lists`` give for one (the adjoints in a
+    derivative srcad differentiates again).  ``+=`` cannot add their adjoints: it would join two lists."""
     names, derived = set(lists), []
     for stmt in syntax.iter_statements(body):
         if not (isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)):
             continue
         value, target = stmt.value, stmt.targets[0].id
-        if isinstance(value, gast.Dict):
+        if isinstance(value, gast.Dict) or isinstance(value, gast.Call) and isinstance(value.func, gast.Name) \
+                and value.func.id in _LIST_GIVING:
             names.add(target)
         elif isinstance(value, gast.Name):
             derived.append((target, value.id))
