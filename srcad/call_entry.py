@@ -58,7 +58,7 @@ def entry(self, *args, **kwargs):
     count = len(args)
 """
 _BRANCH = """\
-    if count == {count} and len(kwargs) == {keywords}:
+    if count == {count} and {keywords}:
         {unpack}
         if {tests}:
             {shared}
@@ -138,7 +138,8 @@ def _entry(derivative, kinds: Tuple[Kind, ...], current, examine) -> Callable:
             tests.append(_kind_test(f"w{position}", tuple(described), namespace, number))
             names.append(f"{name}=w{position}")
         branches.append(_BRANCH.format(
-            count=len(kind.arguments), keywords=len(kind.keywords), unpack="\n        ".join(unpack) or "pass",
+            count=len(kind.arguments),
+            keywords=f"len(kwargs) == {len(kind.keywords)}" if kind.keywords else "not kwargs", unpack="\n        ".join(unpack) or "pass",
             tests=" and ".join(tests) or "True", number=number, call=", ".join(names), check=kind.check,
             shared="shared(args)" if derivative._shared_check is not None else "pass"))
     # another kind of call goes back to the general call, which gives the entry that kind too on its next call:
@@ -185,7 +186,9 @@ def _result_check(result: Any) -> str:
         return ""
     items = [f"r{number}" for number in range(len(parts))] if result.__class__ is tuple else ["result"]
     tests = " and ".join(_summable(part).format(item) for part, item in zip(parts, items))
-    total = " + ".join(_sum(part).format(item) for part, item in zip(parts, items))
+    listed = [_listed(part).format(item) for part, item in zip(parts, items) if _listed(part)]
+    numbers = [_sum(part).format(item) for part, item in zip(parts, items) if not _listed(part)]
+    total = " + ".join(([f"sum({' + '.join(listed)})"] if listed else []) + numbers)   # one sum of the few
     lines = [f"if {tests}:", f"    total = {total}   # NaN when an element is NaN (or from inf - inf)",
              "    if total == total:", "        return result"]
     if result.__class__ is tuple:
@@ -206,11 +209,14 @@ def _summable(value: Any) -> str:
     return ""
 
 
+def _listed(value: Any) -> str:
+    """The list of the elements of ``{0}``, an array of ``value``'s kind of at most 16 elements; '' otherwise."""
+    if value.__class__ is not np.ndarray or value.size > 16:
+        return ""
+    return "{0}.tolist()" if value.ndim == 1 else "{0}.ravel().tolist()"
+
+
 def _sum(value: Any) -> str:
-    """A number that is NaN when ``{0}``, of ``value``'s kind, holds a NaN: the sum of a few elements (the square
-    sum of many: an infinity cannot make that NaN), the value itself."""
-    if value.__class__ is not np.ndarray:
-        return "{0}"
-    if value.size > 16:
-        return "vdot({0}, {0})"
-    return "sum({0}.tolist())" if value.ndim == 1 else "sum({0}.ravel().tolist())"
+    """A number that is NaN when ``{0}``, of ``value``'s kind (a float, an array of many elements), holds a NaN:
+    the value itself, the sum of the squares (an infinity cannot make that NaN)."""
+    return "vdot({0}, {0})" if value.__class__ is np.ndarray else "{0}"
