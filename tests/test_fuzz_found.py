@@ -166,6 +166,15 @@ def f(s):
     h31 = 2 * [(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]) * np.array(np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]) * 2.0, dtype=int)) * 1.0]
     return (((t23 - (t23 if (t23 * s) > -0.3 else s)) if np.max(t16[1:]) < -0.3 else math.tanh((s * t16[-1])))) + helper1(t16[::-1]) + np.sum(h31[0] * h31[-1])
 """),
+    # seed 1608115 (start 1605000): forward mode stored into the tangent of `t0 = --np.where(...)`, which the
+    # optimiser had made `broadcast_like(...)` itself, a read-only view ("assignment destination is read-only"):
+    # inlining `-t` with `t = -e` now goes down to `e` only when `e` is a new array (passes/inline_temporaries.py).
+    ("a_double_negation_keeps_its_tangent_its_own", "S", [1608115], """\
+def f(s):
+    t0 = --np.where(s > 0.0, s, 0.1 * np.array([[0.5, -1.0, 2.0], [1.0, 0.25, -0.75]]))
+    t0[1, 2] = np.maximum(s, (t0[::-1]).sum())
+    return np.tanh((t0[::-1] + (s + t0[1])))
+"""),
 ]
 
 

@@ -30,6 +30,7 @@ import gast
 from ..frontend import syntax
 from ..frontend.emit import to_source
 from ..analysis.blocks import MemorySharing, written_names
+from ..analysis.expressions import is_fresh
 from .frame import PAIR
 from .simplify import without_negation
 from . import Transformation
@@ -122,8 +123,9 @@ class _Replace(gast.NodeTransformer):
         if isinstance(node.op, gast.USub) and isinstance(operand, gast.Name) and operand.id == self.name \
                 and isinstance(operand.ctx, gast.Load):
             positive = without_negation(self.value)   # -t with t = -a * b: a * b (what simplify would do next)
-            # (never down to a bare name or a view: `t = --y` is a new array, `t = y` would alias y)
-            if positive is not None and not isinstance(positive, (gast.Name, gast.Subscript, gast.Attribute)):
+            # (only down to a new array: `t = --y` is one, `t = y` would alias y, and `t = broadcast_like(...)`
+            # may be a read-only view that later code stores into)
+            if positive is not None and is_fresh(positive):
                 return syntax.clone(positive)
         return self.generic_visit(node)
 
