@@ -124,7 +124,11 @@ class AdjointState:
         for name in names:
             adjoint = syntax.name(self.unit.namer.derivative(name))
             if name not in self.state:
-                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("zeros_like"), [adjoint])))
+                # at the end of a backward loop pass: zeros of the value the name held before the pass bound
+                # it (the tape has put it back), not of that pass's value (a loop variable shadowing a
+                # parameter: a number, then the array); the adjoint's own shape where the name may be unbound
+                like = syntax.name(name) if require_owned and name not in self.placeholders else adjoint
+                code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("zeros_like"), [like])))
                 self.state[name] = True
             elif require_owned and entry.get(name) and not self.state[name]:
                 code.append(syntax.assign(adjoint.id, syntax.call(self.frame.helper("copied"), [adjoint])))
