@@ -112,16 +112,15 @@ def entry_class(derivative, kinds: Tuple[Kind, ...], current: Callable[[], bool]
         derivative.__class__ = entry_class(derivative, (kind_of(args, {}, function, result),), current, examine)
     """
     base = getattr(derivative.__class__, "entry_of", derivative.__class__)
-    return type(base.__name__, (base,), {"__call__": _entry(derivative, kinds, current, examine),
+    return type(base.__name__, (base,), {"__call__": _entry(derivative, base, kinds, current, examine),
                                          "entry_of": base, "__module__": base.__module__,
                                          "__qualname__": base.__qualname__, "__doc__": base.__doc__})
 
 
-def _entry(derivative, kinds: Tuple[Kind, ...], current, examine) -> Callable:
+def _entry(derivative, base: type, kinds: Tuple[Kind, ...], current, examine) -> Callable:
     """The entry function: see ``entry_class``."""
     namespace: Dict[str, Any] = {
-        "base": getattr(derivative.__class__, "entry_of", derivative.__class__),
-        "config": config, "examine": examine, "current": current, "annotate": annotate, "clean": clean,
+        "base": base, "config": config, "examine": examine, "current": current, "annotate": annotate, "clean": clean,
         "settled": settled, "shared": derivative._shared_check, "absent": _ABSENT, "ARRAY": np.ndarray,
         "FLOAT64": np.dtype(np.float64), "F64": np.float64, "vdot": np.vdot}
     branches = []
@@ -138,17 +137,17 @@ def _entry(derivative, kinds: Tuple[Kind, ...], current, examine) -> Callable:
             tests.append(_kind_test(f"w{position}", tuple(described), namespace, number))
             names.append(f"{name}=w{position}")
         branches.append(_BRANCH.format(
-            count=len(kind.arguments),
-            keywords=f"len(kwargs) == {len(kind.keywords)}" if kind.keywords else "not kwargs", unpack="\n        ".join(unpack) or "pass",
-            tests=" and ".join(tests) or "True", number=number, call=", ".join(names), check=kind.check,
+            count=len(kind.arguments), keywords=f"len(kwargs) == {len(kind.keywords)}" if kind.keywords else "not kwargs",
+            unpack="\n        ".join(unpack) or "pass", tests=" and ".join(tests) or "True", number=number,
+            call=", ".join(names), check=kind.check,
             shared="shared(args)" if derivative._shared_check is not None else "pass"))
-    # another kind of call goes back to the general call, which gives the entry that kind too on its next call:
-    # a recursion whose inner calls pass a seed runs through one frame per level, never two
     guard = getattr(current, "terms", None)   # the guard's test written in, over its holders and values
     if guard is None:
         guard = "current()"
     else:
         namespace.update(zip(current.__code__.co_varnames, current.__defaults__))
+    # another kind of call goes back to the general call, which gives the entry that kind too on its next call:
+    # a recursion whose inner calls pass a seed runs through one frame per level, never two
     text = _HEAD.format(guard=guard) + "".join(branches) + (_DROP if len(kinds) < MAX_KINDS else "") + _TAIL
     code = _COMPILED.get(text)
     if code is None:

@@ -108,6 +108,7 @@ def _write_entry(self, args, kwargs, function, result, current) -> None:
         self.entry_kinds = kinds + (kind,)
         self.__class__ = entry_class(self, self.entry_kinds, current, general_call)
 
+
 _FLOATS = frozenset({float, np.float64, np.float32})
 _ARRAY, _FLOAT64 = np.ndarray, np.dtype(np.float64)
 

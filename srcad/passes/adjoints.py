@@ -165,8 +165,9 @@ class AdjointState:
         return isinstance(value, gast.Name) and self.unit.namer.derivatives().get(value.id) in self.lists
 
     def _alias_of_sequence(self, name, value) -> bool:
-        """Whether ``value`` is the adjoint of a name bound to ``name`` (``q = parts``) where ``name`` may hold a
-        list or tuple a call gave (``parts = np.split(x, 2)``): neither is known to be an array or a number."""
+        """Whether ``value`` is the adjoint of a name whose value reaches ``name`` (``q = parts``; an entry
+        ``xs[i] = v``) where both may hold a list or tuple (``parts = np.split(x, 2)``): neither is known to be
+        an array, nor ``name`` a number."""
         return isinstance(value, gast.Name) and name not in self.arrays and name not in self.scalars \
             and self.unit.namer.derivatives().get(value.id) not in self.arrays
 
@@ -262,8 +263,7 @@ class AdjointState:
         # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
         # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
         entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))
-                 and name not in self.arrays and isinstance(value, gast.Name)
-                 and self.unit.namer.derivatives().get(value.id) not in self.arrays)
+                 and self._alias_of_sequence(name, value))
         if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
             index, value = without_new_axes(index, value)
             target = syntax.store(adjoint) if _whole(index) else \
