@@ -7,8 +7,14 @@ Contract: prints a table with
   the target (< 1.5 us) and whether it is met;
 - the same overhead for other kinds of call (``SCENARIOS``): a plain
   ``grad`` call (no variant), ``value_and_grad``, a forward-mode
-  ``autodiff`` call, a call with a keyword argument, a tuple ``wrt`` and a
-  call of Python floats (the all-scalar variant);
+  ``autodiff`` call, a call with a keyword argument, a tuple ``wrt``, a
+  call of Python floats (the all-scalar variant) and a ``wrt`` of four
+  weights (two of them matrices), whose result takes the most checking;
+  each with the part the NaN check of the result takes (the entry's check
+  as a function: one sum of the small arrays, a sum of squares per larger
+  one),
+  and whether the rest (the entry, the dependency checks, the argument
+  tests) is under the target;
 - the time of the first transformation (parse, passes, emit, compile) in this
   process, with the disk cache off;
 - the time a new process takes to get the derivative from the disk cache,
@@ -61,6 +67,11 @@ def scaled(x, scale=2.0):
 
 def product(x, y):
     return x * y + np.sin(x)
+
+
+def layers(W1, b1, W2, b2, x):
+    h = np.tanh(x @ W1 + b1)
+    return np.sum(np.tanh(h @ W2 + b2) ** 2)
 '''
 
 CHILD = '''\
@@ -115,6 +126,22 @@ def call_overhead(func, args, number: int, derivative=None, kwargs=None) -> Tupl
     return min(wrapped), min(direct)
 
 
+def nan_check_time(derivative, args, number: int, kwargs=None) -> float:
+    """Best-of-25 CPU seconds of the check for a NaN a call's entry makes on its result, as a function
+    (``srcad.call_entry.result_check_function``), whose cost grows with the number of arrays returned.
+
+    Example::
+
+        >>> nan_check_time(srcad.grad(f), (np.ones(3),), 10000)   # doctest: +SKIP
+    """
+    from srcad.call_entry import result_check_function
+    result = derivative(*args, **(kwargs or {}))
+    clean = result_check_function(result)
+    assert clean(result), "the measured check does not take this result"
+    timer = timeit.Timer(lambda: clean(result), timer=time.process_time)
+    return min(timer.timeit(number) / number for _ in range(REPEATS))
+
+
 def _running_function(derivative, args, kwargs=None):
     """The generated function a call with ``args`` runs: the all-scalar variant for Python floats, the
     variant for the arguments' ranks when the function gets rank variants (element loops, matrix
@@ -145,6 +172,9 @@ def scenarios(model, rng) -> List[Tuple[str, object, tuple, dict]]:
         ("keyword argument: df(x, scale=3.0)", srcad.grad(model.scaled), (x,), {"scale": 3.0}),
         ("tuple wrt=(0, 1), x and y of 5", srcad.grad(model.coupled, wrt=(0, 1)), (x, y), {}),
         ("all floats: df(1.5, 2.5)", srcad.grad(model.product), (1.5, 2.5), {}),
+        ("two layers, wrt=(0, 1, 2, 3): W1 5x8, b1, W2 8x3, b2", srcad.grad(model.layers, wrt=(0, 1, 2, 3)),
+         (rng.normal(size=(5, 8)), rng.normal(size=8), rng.normal(size=(8, 3)), rng.normal(size=3),
+          rng.normal(size=(4, 5))), {}),
     ]
 
 
@@ -177,6 +207,13 @@ def child_process_times(directory: Path, cache: Path) -> Dict[str, float]:
     return results
 
 
+def _overhead_text(overhead: float, check: float) -> str:
+    """An overhead, the part of it the result's NaN check takes, and whether the rest is under the target."""
+    rest_us = (overhead - check) * 1e6
+    return (f"{overhead * 1e6:9.2f} us  (NaN check of the result {check * 1e6:4.2f} us; call and checks "
+            f"{rest_us:4.2f} us: {'met' if rest_us < TARGET_US else 'NOT met'})")
+
+
 def main(argv: Optional[List[str]] = None) -> None:
     """Measure and print the table.
 
@@ -195,7 +232,8 @@ def main(argv: Optional[List[str]] = None) -> None:
         inputs = _inputs()
         wrapped, direct = call_overhead(model.loss, inputs, args.number)
         overhead_us = (wrapped - direct) * 1e6
-        others = [(label, call_overhead(None, call_args, args.number, derivative, kwargs))
+        others = [(label, call_overhead(None, call_args, args.number, derivative, kwargs),
+                   nan_check_time(derivative, call_args, args.number, kwargs))
                   for label, derivative, call_args, kwargs in scenarios(model, np.random.default_rng(1))]
         build = first_transformation(model.loss)
         children = child_process_times(directory, directory / "child-cache")
@@ -205,8 +243,7 @@ def main(argv: Optional[List[str]] = None) -> None:
         ("call generated function directly", f"{direct * 1e6:9.2f} us"),
         ("per-call overhead", f"{overhead_us:9.2f} us"),
         (f"overhead target (< {TARGET_US:g} us)", "met" if overhead_us < TARGET_US else "NOT met"),
-    ] + [(f"overhead: {label}", f"{(w - d) * 1e6:9.2f} us" + ("" if (w - d) * 1e6 < TARGET_US else "  NOT met"))
-         for label, (w, d) in others] + [
+    ] + [(f"overhead: {label}", _overhead_text(w - d, check)) for label, (w, d), check in others] + [
         ("first transformation (this process)", f"{build * 1e3:9.2f} ms"),
     ] + [(label, f"{seconds * 1e3:9.2f} ms") for label, seconds in children.items()]
     width = max(len(label) for label, _ in rows)

@@ -34,6 +34,7 @@ Example::
 from __future__ import annotations
 
 import keyword
+import textwrap
 from typing import Any, Callable, Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
@@ -158,6 +159,23 @@ def _entry(derivative, base: type, kinds: Tuple[Kind, ...], current, examine) ->
     return namespace["entry"]
 
 
+def result_check_function(result: Any) -> Callable[[Any], bool]:
+    """The NaN check an entry writes for results of ``result``'s form, as a function: True when its argument is
+    of that form and holds no NaN, else False (where the entry would call ``clean``).  For measuring it.
+
+    Example::
+
+        >>> result_check_function((np.ones(3), 2.0))((np.zeros(3), 1.0))
+        True
+    """
+    body = _result_check(result).replace("return result", "return True")
+    text = "def check(result):\n" + textwrap.indent(textwrap.dedent(body or "pass"), "    ") + "\n    return False\n"
+    namespace: Dict[str, Any] = {"ARRAY": np.ndarray, "FLOAT64": np.dtype(np.float64), "F64": np.float64,
+                                 "vdot": np.vdot}
+    exec(compile(text, "<srcad result check>", "exec"), namespace)
+    return namespace["check"]
+
+
 def _described(value: Any) -> Tuple[type, Any, int]:
     """(class, dtype, rank) of an array; (class, None, 0) of anything else."""
     if isinstance(value, np.ndarray):
@@ -203,8 +221,8 @@ def _summable(value: Any) -> str:
     if value.__class__ is np.float64:
         return "{0}.__class__ is F64"
     if value.__class__ is np.ndarray and value.dtype == np.float64:
-        size = "<= 16" if value.size <= 16 else "> 16"
-        return f"{{0}}.__class__ is ARRAY and {{0}}.dtype is FLOAT64 and {{0}}.ndim == {value.ndim} and {{0}}.size {size}"
+        size = " and {0}.size <= 16" if value.size <= 16 else ""   # listed when few: a sum of squares takes any size
+        return f"{{0}}.__class__ is ARRAY and {{0}}.dtype is FLOAT64 and {{0}}.ndim == {value.ndim}{size}"
     return ""
 
 
@@ -217,5 +235,8 @@ def _listed(value: Any) -> str:
 
 def _sum(value: Any) -> str:
     """A number that is NaN when ``{0}``, of ``value``'s kind (a float, an array of many elements), holds a NaN:
-    the value itself, the sum of the squares (an infinity cannot make that NaN)."""
-    return "vdot({0}, {0})" if value.__class__ is np.ndarray else "{0}"
+    the value itself, the sum of the squares (an infinity cannot make that NaN; a vector's own ``dot`` is the
+    quickest call for it, ``vdot`` flattens any other rank)."""
+    if value.__class__ is not np.ndarray:
+        return "{0}"
+    return "{0}.dot({0})" if value.ndim == 1 else "vdot({0}, {0})"

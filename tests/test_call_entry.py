@@ -166,13 +166,15 @@ def test_shared_memory_is_refused_from_the_entry():
         df(a, a)
 
 
-def test_a_nan_from_the_entry_is_computed_again():
-    text = "def f(x):\n    return np.sum(np.where(x > 0, 0.0, np.exp(1000.0 * x)))\n"
-    df = srcad.grad(make_function(text, {"np": np}))
-    _with_entry(df, (np.array([0.001, -0.001]),), {})
-    gradient = df(np.array([1.0, -1.0]))
-    assert not np.isnan(gradient).any()
-    check_reverse(make_function(text, {"np": np}), (np.array([1.0, -1.0]),))
+@pytest.mark.parametrize("shape", [(2,), (40,), (5, 8)])   # listed, a vector's dot, vdot
+def test_a_nan_from_the_entry_is_computed_again(shape):
+    text = "def f(x, y):\n    return np.sum(np.where(x > 0, 0.0, np.exp(1000.0 * x)) * y)\n"
+    df = srcad.grad(make_function(text, {"np": np}), wrt=(0, 1))
+    signs = np.resize([1.0, -1.0], shape)
+    _with_entry(df, (0.001 * signs, np.ones(shape)), {})
+    gradients = df(signs, np.ones(shape))   # exp(1000) overflows where np.where discards it
+    assert not any(np.isnan(gradient).any() for gradient in gradients)
+    check_reverse(make_function(text, {"np": np}), (signs, np.ones(shape)))
 
 
 def test_an_error_from_the_entry_names_the_users_line():
@@ -243,3 +245,34 @@ def test_a_load_forgets_the_kinds():
     namespace["np"] = types.SimpleNamespace(sum=np.sum, tanh=np.sin)   # a module rebound: a new build
     _same(df(B1, B1), srcad.grad(make_function(text, {"np": namespace["np"], "scale": 1.0}))(B1, B1))
     assert type(df) is srcad.Derivative and "entry_kinds" not in vars(df)
+
+
+_FORMS = [2.0, np.float64(2.0), np.ones(3), np.ones(40), np.ones((2, 3)), np.ones((5, 8)),
+          (np.ones(3), np.ones(40)), (np.ones((5, 8)), 1.0, np.ones(2)), (np.float64(1.0), np.ones((2, 2)))]
+
+
+def _spoiled(result, value):
+    """``result`` with its last element (of its last part, for a tuple) set to ``value``."""
+    if result.__class__ is tuple:
+        return result[:-1] + (_spoiled(result[-1], value),)
+    if isinstance(result, np.ndarray):
+        spoiled = result.copy()
+        spoiled.flat[-1] = value
+        return spoiled
+    return result.__class__(value)
+
+
+@pytest.mark.parametrize("form", _FORMS, ids=lambda form: type(form).__name__)
+def test_the_entrys_nan_check_passes_no_nan(form):
+    """The check an entry writes for a result's form (a sum of the few elements, a sum of squares per larger
+    array) takes a result of that form without a NaN, never one with a NaN, and otherwise leaves it to
+    ``overflow.clean``: an infinity, a result of another form."""
+    from srcad.call_entry import result_check_function
+    from srcad.overflow import clean
+    check = result_check_function(form)
+    assert check(form) and clean(form)
+    assert not check(_spoiled(form, np.nan)) and not clean(_spoiled(form, np.nan))
+    assert clean(_spoiled(form, np.inf))
+    for other in _FORMS:
+        if check(other):   # taken: the same form, or one its test cannot tell apart (any size for a sum of squares)
+            assert clean(other) and not check(_spoiled(other, np.nan))
