@@ -69,7 +69,7 @@ PASSES: Mapping = _PassTable((
     "nested", "saved_views",
     "grad_hooks",
     "iteration", "itertools_loops", "inline", "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing",
-    "normalize", "attempts", "versioning", "unused_statements", "activity", "complex_values", "reverse", "forward", "simplify",
+    "normalize", "attempts", "versioning", "unused_statements", "activity", "raising_reads", "complex_values", "reverse", "forward", "simplify",
     "common_subexpressions", "propagate_copies", "inline_temporaries", "cleanup", "strong_zeros", "regions",
     "checkpoints"))
 
@@ -83,7 +83,7 @@ _FRONT = ("star_arguments", "syntax_check", "methods", "inline_calls", "resolve"
           "saved_views", "grad_hooks",
           "iteration", "itertools_loops", "inline",
           "attributes", "contexts", "exceptions", "desugar", "mutating_calls", "views", "aliasing", "normalize",
-          "attempts", "versioning", "unused_statements", "activity", "complex_values")
+          "attempts", "versioning", "unused_statements", "activity", "raising_reads", "complex_values")
 
 PIPELINES: Dict[str, Tuple] = {   # strong_zeros changes nothing unless the option asks for it
     "reverse": _FRONT + ("reverse", OPTIMIZE, "strong_zeros", "regions"),

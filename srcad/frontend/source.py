@@ -8,7 +8,9 @@ compared with ``func.__code__``; a def that moved in its file is found at its
 new place).  It raises ``SourceUnavailableError`` with a fix when the source
 cannot be read, and ``StaleSourceError`` (one of those) when the file changed
 so that no text in it is the code that runs.  ``source_fingerprint(func)`` is
-the text as linecache holds it now, for cache keys.
+the text as linecache holds it now, for cache keys.  Every element read
+(``a[k]``, not a store) of the tree is annotated ``USER_READ``: one the user
+wrote, which may raise, unlike those passes write later.
 
 Example::
 
@@ -33,7 +35,10 @@ from typing import Callable, List, Optional, Tuple
 import gast
 
 from ..errors import Location, SourceUnavailableError, StaleSourceError, located
-from . import codecheck
+from . import codecheck, syntax
+
+# Annotation of the element reads the user wrote (``raising_reads`` keeps those that may raise).
+USER_READ = "user_read"
 
 _NO_SOURCE_HINT = (
     "srcad reads a function's source code to differentiate it. Define the function "
@@ -135,6 +140,9 @@ def parse_function(func: Callable) -> ParsedFunction:
     if not isinstance(tree, gast.FunctionDef):
         raise SourceUnavailableError(f"the source of {name!r} is not a def statement. {_NO_SOURCE_HINT}")
     tree.decorator_list = []
+    for node in syntax.walk(tree):   # the element reads the user wrote (not those passes write, always in range)
+        if node.__class__ is gast.Subscript and node.ctx.__class__ is gast.Load:
+            syntax.annotate(node, USER_READ, True)
     _drop_annotations(tree.args)   # the derivative's module need not resolve the user's type names
     tree.returns = None
     return ParsedFunction(func, tree, filename, first_line, indent, dedented.splitlines())

@@ -164,6 +164,13 @@ def annotation(node, key: str, default=None):
     return node.__dict__.get(ANNOTATION, {}).get(key, default)
 
 
+def with_annotations(new, old):
+    """``new``, given (a copy of) the annotations of ``old``, which it replaces."""
+    if ANNOTATION in old.__dict__:
+        new.__dict__[ANNOTATION] = dict(old.__dict__[ANNOTATION])
+    return new
+
+
 def set_location(node, lineno: Optional[int]):
     """Give ``node`` and its children without a line number the line ``lineno``."""
     if lineno is None:

@@ -32,6 +32,10 @@ from . import Transformation
 # Annotation of f's own dead assignments that may raise (``unused_statements``): f runs them, so they are kept.
 UNUSED_IN_F = "unused_in_f"
 
+# Annotation of f's element reads that may raise and that no derivative code repeats (``raising_reads``):
+# kept where the statement holding one is dropped.
+RAISING_READ = "raising_read"
+
 # Helpers that change their first argument in place instead of returning a value.
 _MUTATORS = frozenset({"add_at"})
 
@@ -142,12 +146,12 @@ class Cleanup(Transformation):
                 return None
         elif not self._needed(stmt, live) and not syntax.annotation(stmt, UNUSED_IN_F):
             taken = _pops_in(stmt)   # items taken off a list: still taken, their values unread
-            taken += self._raising_calls(stmt)   # a call that may raise still runs, as in f
+            taken += self._raising_parts(stmt)   # a call or an element read that may raise still runs, as in f
             if not taken:
                 return None
             self.changed = True
-            return ([syntax.set_location(gast.Expr(value=call), getattr(stmt, "lineno", None)) for call in taken],
-                    live | self._reads(stmt.value))
+            return ([syntax.set_location(gast.Expr(value=part), getattr(stmt, "lineno", None)) for part in taken],
+                    live.union(*(self._reads(part) for part in taken)))
             return None
         live = set(live)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
@@ -187,16 +191,22 @@ class Cleanup(Transformation):
             loop.body = body
         return loop, live_after | live_body | header
 
-    def _raising_calls(self, stmt) -> List:
-        """The outermost calls in a dead assignment's value that may raise where f raises: a function of the
-        user's (an exception of their own), of ``math`` (domain and overflow errors).  NumPy warns instead."""
+    def _raising_parts(self, stmt) -> List:
+        """The outermost parts of a dead assignment's value that may raise where f raises: calls of the user's
+        functions (an exception of their own) and of ``math`` (domain and overflow errors; NumPy warns
+        instead), and element reads ``raising_reads`` annotated (an index out of range, a missing key)."""
         if not isinstance(stmt, (gast.Assign, gast.AugAssign)):
             return []
         found = []
-        for node in syntax.walk(stmt.value):
+
+        def visit(node):   # left to right, the outermost first: in the order f evaluates them
             if node.__class__ is gast.Call and _may_raise(callee_object(node.func, self.objects)) \
-                    and not any(node in syntax.walk(outer) for outer in found):
+                    or node.__class__ is gast.Subscript and syntax.annotation(node, RAISING_READ):
                 found.append(node)
+                return
+            for child in gast.iter_child_nodes(node):
+                visit(child)
+        visit(stmt.value)
         return found
 
     @staticmethod

@@ -323,8 +323,8 @@ class Normalize(Transformation):
         if is_index_concatenation(node):
             return self._lower(gast.copy_location(index_concatenation(self.unit, node), node))
         if isinstance(node, gast.Subscript):
-            return gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
-                                  ctx=gast.Load())
+            return syntax.with_annotations(gast.Subscript(value=self._atom(node.value), slice=self._index(node.slice),
+                                                          ctx=gast.Load()), node)
         if isinstance(node, gast.Attribute):
             if node.attr == "T":
                 return self._numpy_call("transpose", [self._atom(node.value)], [])
