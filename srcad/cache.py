@@ -2,7 +2,9 @@
 
 Contract:
 - ``disk_key(...)`` hashes everything a generated module depends on:
-  ``wrt``, mode, options, srcad's own code, the rule registry, and
+  ``wrt``, mode, options, srcad's own code (``code_fingerprint``: its files'
+  content, which the directory keeps in a ``srcad_own_code_*.digest`` file
+  under their paths, sizes and modification times), the rule registry, and
   ``dependencies.collect(func).material()``: the source text, code, defaults,
   file and name of the function and of every helper it may inline or call,
   transitively, and what each name they read denotes (module, function or
@@ -31,11 +33,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat
 import tempfile
 import threading
 from pathlib import Path
-from typing import Callable, Dict, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .errors import AliasingError, SrcadError
 from .frontend import loader, tracebacks
@@ -78,16 +81,48 @@ _CODE_FINGERPRINT = []
 
 
 def code_fingerprint() -> str:
-    """A digest of srcad's own source and its built-in rules: an upgrade changes every key."""
+    """A digest of srcad's own source and its built-in rules, by content (an upgrade changes every key, and
+    the same release installed anywhere gives the same digest: a pickled derivative's key holds on a
+    cluster's workers).  Once per process; reading every file is kept for the first process after an
+    install or an edit: the disk cache keeps the digest under the files' paths, sizes and modification
+    times, which take a fifth of that to read."""
     if not _CODE_FINGERPRINT:
-        import grad_templates
-        digest = hashlib.sha256(__version__.encode())
-        for folder in (Path(__file__).parent, Path(grad_templates.__file__).parent):
-            for path in sorted(folder.rglob("*.py")):
-                digest.update(path.name.encode())
-                digest.update(path.read_bytes())
-        _CODE_FINGERPRINT.append(digest.hexdigest())
+        files = _own_files()
+        signature = hashlib.sha256(__version__.encode())
+        for root, relative in files:
+            status = os.stat(os.path.join(root, relative))
+            signature.update(f"{root}\0{relative}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
+        key = signature.hexdigest()
+        found = load(key, _OWN_CODE, ".digest")
+        digest = _DIGEST.fullmatch(found[0].partition("\n")[2]) if found else None
+        if digest:
+            digest = digest.group(1)
+        else:
+            content = hashlib.sha256(__version__.encode())
+            for root, relative in files:
+                content.update(relative.encode() + b"\0")
+                with open(os.path.join(root, relative), "rb") as stream:
+                    content.update(stream.read())
+            digest = content.hexdigest()
+            store(key, _OWN_CODE, f'DIGEST = "{digest}"\n', ".digest")
+        _CODE_FINGERPRINT.append(digest)
     return _CODE_FINGERPRINT[0]
+
+
+_OWN_CODE = "srcad_own_code"   # the cache file (``.digest``, not a derivative's ``.py``) of code_fingerprint()
+_DIGEST = re.compile(r'DIGEST = "([0-9a-f]{64})"\n')
+
+
+def _own_files() -> List[Tuple[str, str]]:
+    """(folder, path in it) of every ``.py`` file of srcad and of its built-in rules, in a fixed order."""
+    import grad_templates
+    files = []
+    for folder in (os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.abspath(grad_templates.__file__))):
+        for root, directories, names in os.walk(folder):
+            directories.sort()
+            inside = root[len(folder) + 1:]   # the folder's own path below it, '' at the top
+            files += [(folder, os.path.join(inside, name)) for name in sorted(names) if name.endswith(".py")]
+    return files
 
 
 def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict,
@@ -104,8 +139,8 @@ def disk_key(func, wrt: Tuple[str, ...], mode: str, options: Dict,
     return hashlib.sha256(material.encode()).hexdigest()
 
 
-def _path_for(directory: Path, key: str, name: str) -> Path:
-    return directory / f"{name}_{key[:24]}.py"
+def _path_for(directory: Path, key: str, name: str, suffix: str = ".py") -> Path:
+    return directory / f"{name}_{key[:24]}{suffix}"
 
 
 def _untrusted(status: os.stat_result) -> Optional[str]:
@@ -169,12 +204,12 @@ def _digest(source: str) -> str:
     return hashlib.sha256(source.encode("utf-8")).hexdigest()[:32]
 
 
-def load(key: str, name: str) -> Optional[Tuple[str, str]]:
-    """The cached file's text (key line first) and its path, or None."""
+def load(key: str, name: str, suffix: str = ".py") -> Optional[Tuple[str, str]]:
+    """The cached file's text (key line first) and its path, or None (``suffix``: of the file's name)."""
     directory = cache_dir()
     if directory is None or not _trusted_directory(directory):
         return None
-    path = _path_for(directory, key, name)
+    path = _path_for(directory, key, name, suffix)
     text = _read_trusted(path)
     if text is None:
         return None
@@ -189,12 +224,12 @@ def file_text(key: str, source: str) -> str:
     return KEY_LINE + key + " " + _digest(source) + "\n" + source
 
 
-def store(key: str, name: str, source: str) -> Optional[str]:
+def store(key: str, name: str, source: str, suffix: str = ".py") -> Optional[str]:
     """Write ``file_text(key, source)``; the file's path, or None if it could not be written."""
     directory = cache_dir()
     if directory is None:
         return None
-    path = _path_for(directory, key, name)
+    path = _path_for(directory, key, name, suffix)
     try:
         directory.mkdir(parents=True, exist_ok=True, mode=0o700)
         if not _trusted_directory(directory):

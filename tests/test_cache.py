@@ -538,3 +538,36 @@ def test_untrusted_files_are_refused_with_one_warning(project, counted_build, mo
     assert ("directory" in problem) == ("directory" in messages[0])
     assert path.read_text() == planted         # someone else's file is left alone
     directory.chmod(0o700)
+
+
+def test_srcads_own_code_is_digested_by_content_and_kept_by_file_times(tmp_path, monkeypatch):
+    """The digest of srcad's own files: by their content (the same release anywhere gives the same keys, as
+    a pickled derivative on another machine needs); kept in the cache directory under the files' paths,
+    sizes and modification times, so a new process reads one small file instead of every source file; any
+    edit changes it, and a kept digest that is damaged is computed again."""
+    folder = tmp_path / "package"
+    folder.mkdir()
+    (folder / "a.py").write_text("A = 1\n")
+    (folder / "b.py").write_text("B = 2\n")
+    monkeypatch.setattr(cache, "_own_files", lambda: [(str(folder), "a.py"), (str(folder), "b.py")])
+    monkeypatch.setenv("SRCAD_CACHE_DIR", str(tmp_path / "cache"))
+
+    def fingerprint():
+        monkeypatch.setattr(cache, "_CODE_FINGERPRINT", [])
+        return cache.code_fingerprint()
+
+    first = fingerprint()
+    [kept] = (tmp_path / "cache").glob("srcad_own_code_*.digest")
+    assert first in kept.read_text() and not list((tmp_path / "cache").glob("*.py"))   # no derivative file
+    assert fingerprint() == first
+    (folder / "b.py").write_text("B = 3\n")
+    edited = fingerprint()
+    assert edited != first
+    (folder / "b.py").write_text("B = 2\n")   # the same text, a new modification time: the same digest
+    os.utime(folder / "b.py", ns=(1, 1))
+    assert fingerprint() == first
+    for digest in (tmp_path / "cache").glob("srcad_own_code_*.digest"):
+        digest.write_text(digest.read_text().replace(first[:8], "zz"))   # damaged: its key line no longer holds
+    assert fingerprint() == first
+    monkeypatch.setenv("SRCAD_CACHE", "0")
+    assert fingerprint() == first

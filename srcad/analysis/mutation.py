@@ -18,13 +18,15 @@ is ``{"s": (2, "s.append(v)")}``.
 """
 from __future__ import annotations
 
-import inspect
 import textwrap
 import types
 from typing import Dict, Tuple
 
 import gast
 import numpy as np
+
+from ..errors import SrcadError
+from ..frontend.source import verified_source
 
 MUTATING_FUNCTIONS = frozenset({np.place, np.putmask, np.random.shuffle, np.copyto, np.fill_diagonal, np.put,
                                 np.put_along_axis, np.random.Generator.shuffle})
@@ -48,10 +50,10 @@ def mutated_parameters(func) -> Dict[str, Tuple[int, str]]:
 
 
 def _analyse(func) -> Dict[str, Tuple[int, str]]:
-    try:
-        lines, first = inspect.getsourcelines(func)
+    try:   # the text that is the code that runs, as srcad reads it to differentiate (remembered there)
+        lines, first = verified_source(func)[:2]
         tree = gast.parse(textwrap.dedent("".join(lines)))
-    except (OSError, TypeError, SyntaxError, IndentationError):
+    except (OSError, TypeError, SyntaxError, IndentationError, SrcadError):   # no source, stale: the build says so
         return {}
     definition = tree.body[0] if tree.body else None
     if not isinstance(definition, (gast.FunctionDef, gast.AsyncFunctionDef)):
