@@ -34,7 +34,10 @@ the form).  The forms (``FORMS``):
   ``u0, *u1, u2 = v``) of a vector or of a matrix's rows, the starred list
   read whole (``np.sum(u1)``) or by item;
 - ``itertools_loop``: ``for i, j in itertools.product(...)`` or
-  ``itertools.combinations(range(n), 2)`` accumulating products of elements;
+  ``itertools.combinations(range(n), 2)`` accumulating products of elements,
+  or (one in two) ``functools.reduce`` of a lambda or ``np.maximum`` over a
+  vector's items, a list, a generator or a ``map``, with or without an
+  initial value;
 - ``dict_view``: a dict of differentiated values consumed whole through a
   view: ``for k, v in d.items()``, ``sum(d.values())``, ``list(d.values())``.
 
@@ -181,15 +184,28 @@ class Recent:
         return [f"{pad}{targets} = {value}"], " + ".join([read] + [f"np.sum(np.tanh({n}))" for n in named])
 
     def _recent_itertools_loop(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
-        self.imports.add("itertools")
         vector = self.expression("V", scope, 2, top=True)
         held, total, i, j = self.fresh_name("v"), self.fresh_name("t"), self.fresh_name("i"), self.fresh_name("j")
+        if self.chooser.integer(0, 1):   # drawn after the vector: the programs of the itertools loops change
+            return self._reduction(vector, held, total, pad)
+        self.imports.add("itertools")
         pairs = self.pick([f"itertools.product(range(3), range(2))", f"itertools.combinations(range(3), 2)",
                            f"itertools.product(range(2), repeat=2)"])
         step = self.pick([f"{held}[{i}] * {held}[{j}]", f"np.sin({held}[{i}]) * {held}[{j}] ** 2",
                           f"{held}[{i}] - 0.5 * {held}[{j}]"])
         return [f"{pad}{held} = {vector}", f"{pad}{total} = 0.0", f"{pad}for {i}, {j} in {pairs}:",
                 f"{pad}    {total} = {total} + {step}"], total
+
+    def _reduction(self, vector: str, held: str, total: str, pad: str) -> Tuple[List[str], str]:
+        """``functools.reduce`` over the items of ``vector`` (held in ``held``), with or without an initial value."""
+        self.imports.add("functools")
+        item = self.fresh_name("e")
+        function = self.pick(["lambda a, b: a * 0.5 + np.sin(b)", "lambda a, b: a * b", "np.maximum",
+                              "lambda a, b: np.tanh(a + b * b)"])
+        items = self.pick([held, f"[{held}[0], {held}[2], {held}[1]]", f"(np.tanh({item}) * {item} for {item} in {held})",
+                           f"map(np.sin, {held})"])
+        initial = self.pick(["", ", 0.25", f", {held}[1]"])
+        return [f"{pad}{held} = {vector}", f"{pad}{total} = functools.reduce({function}, {items}{initial})"], total
 
     def _recent_dict_view(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
         kind = self.pick(list(SHAPES))

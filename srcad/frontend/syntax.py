@@ -69,7 +69,7 @@ def comment(text: str) -> gast.Expr:
     return expr_stmt(call(name(COMMENT_CALL), [constant(text)]))
 
 
-CHECK_CALLS = frozenset({"check_unpacking", "check_starred_unpacking"})   # generated checks: they read their arguments, never change them
+CHECK_CALLS = frozenset({"check_unpacking", "check_starred_unpacking", "check_reduce_items"})   # generated checks: they read their arguments, never change them
 
 
 def is_check(stmt) -> bool:

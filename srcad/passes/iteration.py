@@ -8,7 +8,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
 - a generator expression consumed whole (the argument of ``sum``, ``min``,
   ``max``, ``any``, ``all``, ``sorted``, ``list``, ``tuple``, ``set``,
   ``frozenset``, ``dict``, ``math.fsum``, ``enumerate``, ``zip``, ``map``,
-  ``filter``, or what a loop or comprehension iterates over) becomes the list
+  ``filter``, the items of ``functools.reduce``, or what a loop or
+  comprehension iterates over) becomes the list
   comprehension with the same clauses.  Its items are then all computed before
   the consumer runs: the values, and so the derivatives, are the same;
 - ``zip``, ``enumerate``, ``reversed``, ``map`` and ``filter`` consumed whole
@@ -47,6 +48,7 @@ for v in xs])``.
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 
 import gast
@@ -138,6 +140,11 @@ class _Rewriter(gast.NodeTransformer):
 
     def visit_Call(self, node):
         function = _ref(node)
+        if function is functools.reduce and len(node.args) >= 2:   # its items, consumed whole (itertools_loops)
+            self.consumed.add(id(node.args[1]))
+            self.generic_visit(node)
+            node.args[1] = self._as_list(node.args[1], lazy_ok=True)
+            return node
         if function in _CONSUMERS and node.args:
             self._check_keywords(node, function)
             if function in (builtins.min, builtins.max) and len(node.args) > 1:

@@ -11,14 +11,30 @@ their iterables whole before yielding anything (they make tuples of them), so
 building the list first gives the same items, in the same order, as the same
 objects (a row of an array is the same view).  Each iterable is evaluated once,
 in order, as Python does (a ``range`` as it is, anything else listed by an
-append loop).  Any other call of an ``itertools`` function, and
-``functools.reduce``, raises ``UnsupportedSyntaxError`` naming it and the loop to write.  Returns whether
-anything changed.
+append loop).
+
+A call ``functools.reduce(fn, items)`` or ``functools.reduce(fn, items,
+initial)`` in a statement that evaluates it once and whole (an assignment,
+an expression, a ``return``, an ``if`` test or a ``for`` loop's iterable;
+not under ``and``/``or``, a conditional expression or a lambda) becomes the
+loop it runs, before the statement, whose value it then reads by name:
+``total = initial`` and ``for item in items: total = fn(total, item)``;
+without ``initial``, ``items`` is listed first, ``check_reduce_items``
+raises Python's ``TypeError`` when it is empty, ``total = items[0]`` and the
+loop goes over the positions from 1.  ``fn`` other than a name or a dotted
+name (a lambda) is bound to a name first; of ``functools.partial(g, a,
+k=v)`` the loop calls ``g(a, total, item, k=v)``, ``a`` and ``v`` bound to
+names first unless they are names or constants.  The
+arguments are evaluated once, in order.  Any other call of an ``itertools``
+function, or of ``functools.reduce``, raises ``UnsupportedSyntaxError``
+naming it and the loop to write.  Returns whether anything changed.
 
 Example: ``for i, j in itertools.combinations(range(n), 2):`` becomes
 ``pool = range(n)``, ``combos = []``, ``for i_0 in range(len(pool)):
 for i_1 in range(i_0 + 1, len(pool)): combos.append((pool[i_0], pool[i_1]))``,
-then ``for i, j in combos:``.
+then ``for i, j in combos:``; ``return reduce(np.maximum, xs)`` becomes ``pool = []``, ``for item in xs:
+pool.append(item)``, ``check_reduce_items(pool)``, ``total = pool[0]``, ``for position in range(1,
+len(pool)): total = np.maximum(total, pool[position])``, then ``return total``.
 """
 from __future__ import annotations
 
@@ -31,6 +47,8 @@ import gast
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
+from ..runtime.containers import check_reduce_items
+from .numpy_forms import callee
 from . import Transformation
 
 
@@ -42,13 +60,15 @@ class ItertoolsLoops(Transformation):
     def transform(self, unit) -> bool:
         self.unit = unit
         self.changed = False
-        unit.tree.body = syntax.rewrite_statements(unit.tree.body, self._statement)
+        for function in [node for node in syntax.walk(unit.tree) if isinstance(node, gast.FunctionDef)]:
+            function.body = syntax.rewrite_statements(function.body, self._statement)
         for node in syntax.walk(unit.tree):
             function = syntax.annotation(node.func, "ref") if isinstance(node, gast.Call) else None
             if function is functools.reduce:
-                raise unit.error(node, UnsupportedSyntaxError, "`functools.reduce(...)` is not supported",
-                                 "write the loop: `total = items[0]`, then `for item in items[1:]: "
-                                 "total = fn(total, item)`")
+                raise unit.error(node, UnsupportedSyntaxError, "`functools.reduce(...)` evaluated only sometimes "
+                                 "(under `and`/`or`, `a if c else b`, a `while` test, a lambda) or with `*` arguments",
+                                 "assign it on a line of its own first: `total = functools.reduce(fn, items)`, "
+                                 "then use `total`")
             if getattr(function, "__module__", None) == "itertools" or type(function).__module__ == "itertools":
                 raise unit.error(node, UnsupportedSyntaxError, f"`itertools.{function.__name__}(...)` is not supported here",
                                  "srcad writes out `itertools.product(...)` and `itertools.combinations(xs, 2)` "
@@ -57,13 +77,84 @@ class ItertoolsLoops(Transformation):
         return self.changed
 
     def _statement(self, stmt) -> List:
+        statements = self._reductions(stmt)
         built = self._listed(stmt.iter) if isinstance(stmt, gast.For) else None
-        if built is None:
+        if built is not None:
+            statements += built[0]
+            stmt.iter = syntax.name(built[1])
+        if not statements:
             return [stmt]
-        statements, items = built
-        stmt.iter = syntax.name(items)
         self.changed = True
         return [syntax.set_location(new, getattr(stmt, "lineno", None)) for new in statements] + [stmt]
+
+    def _reductions(self, stmt) -> List:
+        """The loops of the ``functools.reduce`` calls ``stmt`` evaluates once and whole, each call replaced by
+        the name of its result (innermost first: an argument's reduction runs before its caller's)."""
+        fields = {gast.Assign: "value", gast.AugAssign: "value", gast.Expr: "value", gast.Return: "value",
+                  gast.If: "test", gast.For: "iter"}
+        field = fields.get(type(stmt))
+        if field is None or getattr(stmt, field) is None:
+            return []
+        statements: List = []
+
+        def visit(node):
+            if isinstance(node, (gast.IfExp, gast.BoolOp, gast.Lambda)):
+                return node   # evaluated only sometimes, or later: left to raise below
+            for name, value in gast.iter_fields(node):
+                if isinstance(value, gast.AST):
+                    setattr(node, name, visit(value))
+                elif isinstance(value, list):
+                    setattr(node, name, [visit(item) if isinstance(item, gast.AST) else item for item in value])
+            if isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is functools.reduce \
+                    and len(node.args) in (2, 3) and not node.keywords \
+                    and not any(isinstance(arg, gast.Starred) for arg in node.args):
+                return self._reduction(node, statements)
+            return node
+        setattr(stmt, field, visit(getattr(stmt, field)))
+        return statements
+
+    def _reduction(self, call, statements: List):
+        """Append to ``statements`` the loop ``call`` (``functools.reduce``) runs; the name of its result."""
+        function, items = call.args[0], call.args[1]
+        if _partial(function):   # partial(g, a, k=v): g(a, total, item, k=v), its arguments evaluated once
+            for holder in function.args[1:] + function.keywords:
+                if not (_plain_reference(holder.value if isinstance(holder, gast.keyword) else holder)
+                        or isinstance(holder, gast.Constant)):
+                    name = self.unit.namer.fresh("bound")
+                    value = holder.value if isinstance(holder, gast.keyword) else holder
+                    statements.append(syntax.assign(name, value))
+                    if isinstance(holder, gast.keyword):
+                        holder.value = syntax.name(name)
+                    else:
+                        function.args[function.args.index(holder)] = syntax.name(name)
+        elif not _plain_reference(function):   # a lambda: made once, as reduce receives it
+            name = self.unit.namer.fresh("fn")
+            statements.append(syntax.assign(name, function))
+            function = syntax.name(name)
+        total = self.unit.namer.fresh("total")
+        if len(call.args) == 3:   # items evaluated before the initial value, as the call's arguments are
+            item = self.unit.namer.fresh("item")
+            if not (isinstance(items, gast.Name) or syntax.annotation(getattr(items, "func", items), "ref") in _LAZY):
+                pool = self.unit.namer.fresh("pool")
+                statements.append(syntax.assign(pool, items))
+                items = syntax.name(pool)
+            statements.append(syntax.assign(total, call.args[2]))
+            loop = gast.For(target=syntax.store(item), iter=items, orelse=[], type_comment=None,
+                            body=[syntax.assign(total, _call(function, [syntax.name(total), syntax.name(item)]))])
+        else:
+            listed, (pool,) = self._pools([items], reread=True)
+            statements += listed
+            statements.append(syntax.expr_stmt(gast.Call(func=callee(self.unit, check_reduce_items),
+                                                         args=[syntax.name(pool)], keywords=[])))
+            statements.append(syntax.assign(total, gast.Subscript(value=syntax.name(pool), slice=syntax.constant(0),
+                                                                  ctx=gast.Load())))
+            position = self.unit.namer.fresh("position")
+            element = gast.Subscript(value=syntax.name(pool), slice=syntax.name(position), ctx=gast.Load())
+            loop = gast.For(target=syntax.store(position), orelse=[], type_comment=None,
+                            iter=_builtin_call("range", [syntax.constant(1), _builtin_call("len", [syntax.name(pool)])]),
+                            body=[syntax.assign(total, _call(function, [syntax.name(total), element]))])
+        statements.append(loop)
+        return syntax.name(total)
 
     def _listed(self, call):
         """(statements that build the list ``call`` yields, its name), or None for another iterable."""
@@ -124,6 +215,33 @@ class ItertoolsLoops(Transformation):
             body = [gast.For(target=syntax.store(loop_names[depth]), iter=iterable, body=body, orelse=[],
                              type_comment=None)]
         return statements + body, items
+
+
+_LAZY = (builtins.map, builtins.filter, builtins.zip, builtins.enumerate, builtins.reversed)   # iterated where made
+
+
+def _plain_reference(node) -> bool:
+    """Whether ``node`` is a name or a dotted name (``np.add``): reading it again gives the same function."""
+    while isinstance(node, gast.Attribute):
+        node = node.value
+    return isinstance(node, gast.Name)
+
+
+def _partial(node) -> bool:
+    """Whether ``node`` is ``functools.partial(g, ...)`` of a function ``g`` named, without ``*`` or ``**``."""
+    return isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is functools.partial \
+        and bool(node.args) and _plain_reference(node.args[0]) \
+        and not any(isinstance(arg, gast.Starred) for arg in node.args) \
+        and all(keyword.arg is not None for keyword in node.keywords)
+
+
+def _call(function, arguments) -> gast.Call:
+    """``function(*arguments)``, a copy of ``function`` (read on every pass of a loop); of a ``partial``,
+    the call of its function with the partial's arguments first and its keywords."""
+    if _partial(function):
+        return gast.Call(func=syntax.clone(function.args[0]), args=syntax.clone(function.args[1:]) + arguments,
+                         keywords=syntax.clone(function.keywords))
+    return gast.Call(func=syntax.clone(function), args=arguments, keywords=[])
 
 
 def _append(items: str, value) -> gast.Expr:

@@ -171,6 +171,17 @@ def check_starred_unpacking(items, before: int, after: int) -> None:
     _check_positional(items)
 
 
+def check_reduce_items(items) -> None:
+    """Raise what ``functools.reduce(fn, items)`` (no initial value) raises for an empty ``items``, else nothing.
+
+    Example::
+
+        >>> check_reduce_items([1.0])
+    """
+    if len(items) == 0:
+        raise TypeError("reduce() of empty iterable with no initial value")
+
+
 def _check_positional(items) -> None:
     """Refuse what unpacking reads otherwise than ``items[0], items[1], ...``: a dict gives its keys."""
     if _positional(items):
