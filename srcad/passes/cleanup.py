@@ -151,7 +151,7 @@ class Cleanup(Transformation):
                 return None
             self.changed = True
             return ([syntax.set_location(gast.Expr(value=part), getattr(stmt, "lineno", None)) for part in taken],
-                    live.union(*(self._reads(part) for part in taken)))
+                    live | self._reads(stmt.value))   # all it reads: what computes them may raise as well
             return None
         live = set(live)
         if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], (gast.Name, gast.Tuple)):
