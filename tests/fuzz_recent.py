@@ -36,8 +36,9 @@ the form).  The forms (``FORMS``):
 - ``itertools_loop``: ``for i, j in itertools.product(...)`` or
   ``itertools.combinations(range(n), 2)`` accumulating products of elements,
   or (one in two) ``functools.reduce`` of a lambda or ``np.maximum`` over a
-  vector's items, a list, a generator or a ``map``, with or without an
-  initial value;
+  vector's items, a list, a generator (written in the call or kept in a
+  variable the call consumes) or a ``map``, with or without an initial
+  value;
 - ``dict_view``: a dict of differentiated values consumed whole through a
   view: ``for k, v in d.items()``, ``sum(d.values())``, ``list(d.values())``.
 
@@ -202,10 +203,14 @@ class Recent:
         item = self.fresh_name("e")
         function = self.pick(["lambda a, b: a * 0.5 + np.sin(b)", "lambda a, b: a * b", "np.maximum",
                               "lambda a, b: np.tanh(a + b * b)"])
-        items = self.pick([held, f"[{held}[0], {held}[2], {held}[1]]", f"(np.tanh({item}) * {item} for {item} in {held})",
-                           f"map(np.sin, {held})"])
+        generator = f"(np.tanh({item}) * {item} for {item} in {held})"
+        items = self.pick([held, f"[{held}[0], {held}[2], {held}[1]]", generator, f"map(np.sin, {held})", "kept"])
+        lines = [f"{pad}{held} = {vector}"]
+        if items == "kept":   # a generator kept in a variable, consumed once by the next line
+            items = self.fresh_name("g")
+            lines.append(f"{pad}{items} = {generator}")
         initial = self.pick(["", ", 0.25", f", {held}[1]"])
-        return [f"{pad}{held} = {vector}", f"{pad}{total} = functools.reduce({function}, {items}{initial})"], total
+        return lines + [f"{pad}{total} = functools.reduce({function}, {items}{initial})"], total
 
     def _recent_dict_view(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
         kind = self.pick(list(SHAPES))

@@ -32,6 +32,8 @@ dict comprehension, set literal, or call of ``map``/``filter`` outside a
   add), a set or another iterable;
 - ``xs.insert(i, v)`` on a list no other name holds is a new list built by a
   comprehension (``list_inserts``);
+- a generator expression kept in a variable and consumed once by one of those
+  later in the same block stands where it is consumed (``held_generators``);
 - then list comprehensions become append loops and assignment expressions
   statements (``comprehensions``), before ``inline`` puts local functions'
   bodies in place of their calls (a call in a comprehension's element runs
@@ -58,6 +60,7 @@ from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
 from .comprehensions import lower_assignment_expressions, lower_comprehensions
+from .held_generators import inline_held_generators
 from .list_inserts import rewrite_list_inserts
 from ..runtime.containers import sequence_length
 from .loops import dict_view, positional, unordered
@@ -77,6 +80,7 @@ class Iteration(Transformation):
     def transform(self, unit):
         inserted = any([rewrite_list_inserts(unit, function) for function in syntax.walk(unit.tree)
                         if isinstance(function, gast.FunctionDef)])
+        inserted = inline_held_generators(unit.tree) or inserted
         rewriter = _Rewriter(unit)
         rewriter.visit(unit.tree)
         unit.tree.body = _guarded_reductions(unit, unit.tree.body)
@@ -172,7 +176,8 @@ class _Rewriter(gast.NodeTransformer):
         if id(node) not in self.consumed:
             raise self.unit.error(node, UnsupportedSyntaxError,
                                   "a generator expression other than as the argument of sum, min, max, any, all, "
-                                  "sorted, list, tuple, set, dict or math.fsum",
+                                  "sorted, list, tuple, set, dict or math.fsum (or kept in a variable that one of "
+                                  "them consumes once, later in the same block, with its first iterable unchanged)",
                                   "build a list with a list comprehension `[...]` instead")
         return node   # its consumer makes it a list comprehension
 

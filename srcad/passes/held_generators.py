@@ -1,0 +1,148 @@
+"""A generator expression kept in a variable and consumed once, put back where it is consumed (for ``iteration``).
+
+Contract: ``inline_held_generators(function)`` rewrites, in every block of
+``function`` (nested ``def`` bodies included), each ``g = (e for v in it ...)``
+whose name is read exactly once in the whole function, by a later statement
+of the same block, as the iterable argument of an eager consumer (``sum``,
+``min``, ``max``, ``any``, ``all``, ``sorted``, ``list``, ``tuple``, ``set``,
+``frozenset``, ``dict``, ``math.fsum``, the items of ``functools.reduce``),
+and assigned nowhere else: the assignment goes and the generator expression
+stands in the consumer's argument, which ``iteration`` then makes a list
+comprehension.  A generator computes its items when it is consumed, reading
+its names then, so the one that stands at the consumer computes the same
+items; only its first iterable is evaluated where the generator is made, so
+the move is made only when that iterable is names, constants and calls of
+``range``, ``len``, ``zip``, ``enumerate``, ``reversed`` or NumPy, and no
+statement in between assigns a name it reads.  The path from the consuming
+statement to the consumer must not go through ``and``/``or``, a conditional
+expression, a lambda or a comprehension (which would consume it sometimes or
+more than once).  Anything else is left as it is, for ``iteration`` to refuse
+at the user's line.  Returns whether anything changed.
+
+Example: ``squares = (x[i] ** 2 for i in range(n))`` then ``return sum(squares)``
+becomes ``return sum(x[i] ** 2 for i in range(n))``.
+"""
+from __future__ import annotations
+
+import builtins
+import functools
+import math
+from typing import List, Optional
+
+import gast
+import numpy as np
+
+from ..frontend import syntax
+
+_EAGER = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
+          builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, math.fsum)
+_ITERABLE_CALLS = (builtins.range, builtins.len, builtins.zip, builtins.enumerate, builtins.reversed)
+_OPAQUE = (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
+
+
+def inline_held_generators(function) -> bool:
+    """Put each generator expression ``function`` keeps in a variable and consumes once where it is consumed."""
+    changed = False
+    for definition in [node for node in syntax.walk(function) if isinstance(node, gast.FunctionDef)]:
+        for block in _blocks(definition.body):
+            index = 0
+            while index < len(block):
+                if _moved(definition, block, index):
+                    del block[index]
+                    changed = True
+                else:
+                    index += 1
+    return changed
+
+
+def _blocks(body: List):
+    """``body`` and every block below it, not those of nested definitions."""
+    yield body
+    for stmt in body:
+        if isinstance(stmt, (gast.FunctionDef, gast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(stmt, field, None)
+            if isinstance(inner, list) and inner:
+                yield from _blocks(inner)
+        for handler in getattr(stmt, "handlers", None) or []:
+            yield from _blocks(handler.body)
+
+
+def _moved(definition, block: List, index: int) -> bool:
+    """Whether ``block[index]`` keeps a generator that could be put where it is consumed (then it is put there)."""
+    stmt = block[index]
+    if not (isinstance(stmt, gast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], gast.Name)
+            and isinstance(stmt.value, gast.GeneratorExp)):
+        return False
+    name = stmt.targets[0].id
+    uses = [node for node in syntax.walk(definition) if isinstance(node, gast.Name) and node.id == name
+            and node is not stmt.targets[0]]
+    if len(uses) != 1 or not isinstance(uses[0].ctx, gast.Load):
+        return False
+    later = next((position for position in range(index + 1, len(block))
+                  if any(node is uses[0] for node in syntax.walk(block[position]))), None)
+    if later is None:
+        return False
+    consumer = _consumer(block[later], uses[0])
+    first = stmt.value.generators[0].iter
+    if consumer is None or not _plain_iterable(first):
+        return False
+    read = {node.id for node in syntax.walk(first) if isinstance(node, gast.Name)}
+    if any(read & syntax.stored_names(between) for between in block[index + 1:later + 1]):
+        return False
+    consumer.args = [stmt.value if argument is uses[0] else argument for argument in consumer.args]
+    return True
+
+
+def _consumer(stmt, use) -> Optional[gast.Call]:
+    """The eager consumer call of ``stmt`` whose iterable argument is ``use``, reached through no node that
+    evaluates its operands only sometimes or more than once; None if there is none."""
+    found = []
+
+    def visit(node, parent):
+        if node is use:
+            found.append(parent)
+            return
+        if isinstance(node, _OPAQUE):
+            return
+        for child in gast.iter_child_nodes(node):
+            visit(child, node)
+    for part in _own_expressions(stmt):
+        visit(part, None)
+    if len(found) != 1 or not isinstance(found[0], gast.Call):
+        return None
+    call = found[0]
+    function = syntax.annotation(call.func, "ref")
+    if function in _EAGER and call.args and call.args[0] is use:
+        return call
+    if function is functools.reduce and len(call.args) >= 2 and call.args[1] is use:
+        return call
+    return None
+
+
+def _own_expressions(stmt) -> List:
+    """The expressions ``stmt`` itself evaluates once (not its nested blocks, not a ``while`` test)."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+        return [stmt.value] if stmt.value is not None else []
+    if isinstance(stmt, gast.If):
+        return [stmt.test]
+    if isinstance(stmt, gast.For):
+        return [stmt.iter]
+    return []
+
+
+def _plain_iterable(node) -> bool:
+    """Whether evaluating ``node`` later gives what it gave earlier when no name it reads is assigned in between:
+    names, constants, attributes, subscripts, arithmetic, and calls of ``range``, ``len``, ``zip``,
+    ``enumerate``, ``reversed`` and NumPy functions."""
+    for part in syntax.walk(node):
+        if isinstance(part, gast.Call):
+            function = syntax.annotation(part.func, "ref")
+            numpy_function = getattr(function, "__module__", None) or ""
+            if not (function in _ITERABLE_CALLS or numpy_function.startswith("numpy")
+                    or isinstance(function, np.ufunc)):
+                return False
+        elif isinstance(part, (gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom) + _OPAQUE):
+            return False
+    return True
