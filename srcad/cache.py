@@ -4,7 +4,8 @@ Contract:
 - ``disk_key(...)`` hashes everything a generated module depends on:
   ``wrt``, mode, options, srcad's own code (``code_fingerprint``: its files'
   content, which the directory keeps in a ``srcad_own_code_*.digest`` file
-  under their paths, sizes and modification times), the rule registry, and
+  under their paths, sizes, inodes and modification and change times), the
+  rule registry, and
   ``dependencies.collect(func).material()``: the source text, code, defaults,
   file and name of the function and of every helper it may inline or call,
   transitively, and what each name they read denotes (module, function or
@@ -84,14 +85,16 @@ def code_fingerprint() -> str:
     """A digest of srcad's own source and its built-in rules, by content (an upgrade changes every key, and
     the same release installed anywhere gives the same digest: a pickled derivative's key holds on a
     cluster's workers).  Once per process; reading every file is kept for the first process after an
-    install or an edit: the disk cache keeps the digest under the files' paths, sizes and modification
-    times, which take a fifth of that to read."""
+    install or an edit: the disk cache keeps the digest under the files' paths, sizes, inodes and
+    modification and change times, which take a fifth of that to read (an edit, even one that keeps the
+    size and puts the modification time back, changes the change time, which no one can set)."""
     if not _CODE_FINGERPRINT:
         files = _own_files()
         signature = hashlib.sha256(__version__.encode())
         for root, relative in files:
             status = os.stat(os.path.join(root, relative))
-            signature.update(f"{root}\0{relative}\0{status.st_size}\0{status.st_mtime_ns}\0".encode())
+            signature.update(f"{root}\0{relative}\0{status.st_size}\0{status.st_mtime_ns}\0{status.st_ino}\0"
+                             f"{status.st_ctime_ns}\0".encode())
         key = signature.hexdigest()
         found = load(key, _OWN_CODE, ".digest")
         digest = _DIGEST.fullmatch(found[0].partition("\n")[2]) if found else None
@@ -100,7 +103,7 @@ def code_fingerprint() -> str:
         else:
             content = hashlib.sha256(__version__.encode())
             for root, relative in files:
-                content.update(relative.encode() + b"\0")
+                content.update(relative.replace(os.sep, "/").encode() + b"\0")   # the same on every system
                 with open(os.path.join(root, relative), "rb") as stream:
                     content.update(stream.read())
             digest = content.hexdigest()

@@ -235,8 +235,7 @@ def _listed(value: Any) -> str:
 
 def _sum(value: Any) -> str:
     """A number that is NaN when ``{0}``, of ``value``'s kind (a float, an array of many elements), holds a NaN:
-    the value itself, the sum of the squares (an infinity cannot make that NaN; a vector's own ``dot`` is the
-    quickest call for it, ``vdot`` flattens any other rank)."""
-    if value.__class__ is not np.ndarray:
-        return "{0}"
-    return "{0}.dot({0})" if value.ndim == 1 else "vdot({0}, {0})"
+    the value itself, the sum of the squares (an infinity cannot make that NaN; ``vdot``, unlike an array's
+    ``dot``, leaves NumPy's floating-point error state alone, so a square that overflows neither warns nor
+    raises under ``np.errstate(over='raise')``)."""
+    return "vdot({0}, {0})" if value.__class__ is np.ndarray else "{0}"

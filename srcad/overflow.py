@@ -54,8 +54,7 @@ def clean(result) -> bool:
             return False
         # one sum: of the elements when they are few (inf - inf is then a false alarm, checked again), of
         # their squares otherwise (an infinity cannot make that NaN)
-        total = sum(result.ravel().tolist()) if result.size <= 16 else \
-            result.dot(result) if result.ndim == 1 else _vdot(result, result)
+        total = sum(result.ravel().tolist()) if result.size <= 16 else _vdot(result, result)
         return total == total or not np.isnan(result).any()
     if kind is float or kind is _F64:
         return result == result

@@ -32,7 +32,9 @@ the form).  The forms (``FORMS``):
   where the loop ran and the statement indexes it;
 - ``starred``: a starred target (``u0, *u1 = v``, ``*u0, u1 = M``,
   ``u0, *u1, u2 = v``) of a vector or of a matrix's rows, the starred list
-  read whole (``np.sum(u1)``) or by item;
+  read whole (``np.sum(u1)``) or by item; or (one in four) the list
+  ``np.split``/``np.array_split`` returns, bound to a second name
+  (``q = parts``) and read through both;
 - ``itertools_loop``: ``for i, j in itertools.product(...)`` or
   ``itertools.combinations(range(n), 2)`` accumulating products of elements,
   or (one in two) ``functools.reduce`` of a lambda or ``np.maximum`` over a
@@ -178,11 +180,21 @@ class Recent:
     def _recent_starred(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
         kind = self.pick(["V", "M"])
         value = self.expression(kind, scope, 2)
+        if self.chooser.integer(0, 3) == 0:   # drawn after the value: the programs of the starred targets change
+            return self._split_alias(value, pad)
         first, rest, last = self.fresh_name("u"), self.fresh_name("u"), self.fresh_name("u")
         targets = self.pick([f"{first}, *{rest}", f"*{rest}, {last}", f"{first}, *{rest}, {last}"])
         named = [name for name in (first, last) if name in targets.replace("*" + rest, "")]
         read = self.pick([f"np.sum({rest})", f"np.sum({rest}[0])", f"sum(np.sum(r) for r in {rest})"])
         return [f"{pad}{targets} = {value}"], " + ".join([read] + [f"np.sum(np.tanh({n}))" for n in named])
+
+    def _split_alias(self, value: str, pad: str) -> Tuple[List[str], str]:
+        """The list ``np.split`` or ``np.array_split`` returns, read through a second name bound to it."""
+        parts, alias = self.fresh_name("p"), self.fresh_name("q")
+        split = self.pick([f"np.split({value}, [1])", f"np.array_split({value}, 2)"])
+        read = self.pick([f"np.sum({alias}[0] * 2.0) + np.sum(np.tanh({parts}[1]))",
+                          f"sum(np.sum(r ** 2) for r in {alias})", f"np.sum({alias}[-1]) * np.sum({parts}[0])"])
+        return [f"{pad}{parts} = {split}", f"{pad}{alias} = {parts}"], read
 
     def _recent_itertools_loop(self, scope: Scope, pad: str) -> Tuple[List[str], str]:
         vector = self.expression("V", scope, 2, top=True)

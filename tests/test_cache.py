@@ -543,8 +543,9 @@ def test_untrusted_files_are_refused_with_one_warning(project, counted_build, mo
 def test_srcads_own_code_is_digested_by_content_and_kept_by_file_times(tmp_path, monkeypatch):
     """The digest of srcad's own files: by their content (the same release anywhere gives the same keys, as
     a pickled derivative on another machine needs); kept in the cache directory under the files' paths,
-    sizes and modification times, so a new process reads one small file instead of every source file; any
-    edit changes it, and a kept digest that is damaged is computed again."""
+    sizes, inodes and times, so a new process reads one small file instead of every source file; any edit
+    changes it, even one that keeps the size and puts the modification time back, and a kept digest that
+    is damaged is computed again."""
     folder = tmp_path / "package"
     folder.mkdir()
     (folder / "a.py").write_text("A = 1\n")
@@ -560,7 +561,9 @@ def test_srcads_own_code_is_digested_by_content_and_kept_by_file_times(tmp_path,
     [kept] = (tmp_path / "cache").glob("srcad_own_code_*.digest")
     assert first in kept.read_text() and not list((tmp_path / "cache").glob("*.py"))   # no derivative file
     assert fingerprint() == first
-    (folder / "b.py").write_text("B = 3\n")
+    kept_time = os.stat(folder / "b.py").st_mtime_ns
+    (folder / "b.py").write_text("B = 3\n")   # the same size, the modification time put back
+    os.utime(folder / "b.py", ns=(kept_time, kept_time))
     edited = fingerprint()
     assert edited != first
     (folder / "b.py").write_text("B = 2\n")   # the same text, a new modification time: the same digest

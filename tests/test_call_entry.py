@@ -17,6 +17,7 @@ it quietly wrong, each tested against a fresh derivative (and differences):
 from __future__ import annotations
 
 import types
+import warnings
 
 import numpy as np
 import pytest
@@ -276,3 +277,17 @@ def test_the_entrys_nan_check_passes_no_nan(form):
     for other in _FORMS:
         if check(other):   # taken: the same form, or one its test cannot tell apart (any size for a sum of squares)
             assert clean(other) and not check(_spoiled(other, np.nan))
+
+
+def test_the_nan_check_leaves_numpys_error_state_alone():
+    """A result whose squares overflow (or underflow) neither warns nor raises, whatever ``np.errstate`` says:
+    the check's sum of squares goes through ``vdot``, which, unlike an array's ``dot``, sets no error flag."""
+    text = "def f(x):\n    return np.sum(x ** 2) * 1e160\n"
+    df = srcad.grad(make_function(text, {"np": np}))
+    x = np.linspace(1.0, 2.0, 20)
+    expected = 2e160 * x
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with np.errstate(all="raise"):
+            for _ in range(3):   # the general call, then the entry
+                np.testing.assert_allclose(df(x), expected)

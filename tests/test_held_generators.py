@@ -42,7 +42,7 @@ def in_a_loop(x):
 
 
 def listed_and_reduced(x):
-    pairs = (x[i] * x[j] for i, j in zip(range(2), range(1, 3)))
+    pairs = (x[i] * x[i + 1] for i in range(2))
     ordered = sorted(pairs)
     terms = (np.tanh(v) for v in ordered)
     return functools.reduce(lambda a, b: a * b + 1.0, terms) + ordered[0]
@@ -102,11 +102,69 @@ def reassigned(x):
     return sum(held)
 
 
+def copy_then_append(x):
+    xs = [x[0], x[1]]
+    held = (v ** 2 for v in xs[:])   # iterates over a copy made here
+    xs.append(x[2])
+    return sum(held)
+
+
+def length_then_append(x):
+    xs = [x[0], x[1]]
+    held = (xs[i] ** 2 for i in range(len(xs)))   # the length taken here
+    xs.append(x[2])
+    return sum(held)
+
+
+def product_then_store(x):
+    y = x * 1.0
+    held = (v ** 2 for v in y * 2.0)   # a new array made here
+    y[0] = 5.0
+    return sum(held)
+
+
+def entry_then_replaced(x):
+    d = {"a": [x[0], x[1]]}
+    held = (v * v for v in d["a"])
+    d["a"] = [x[2]]
+    return sum(held)
+
+
+def random_draws(x):
+    np.random.seed(0)
+    held = (x[0] * v for v in np.random.rand(3))   # drawn before the next draw
+    y = np.random.rand(3) * 10.0
+    return sum(held) + x[1] * np.sum(y)
+
+
+def raises_before_an_early_return(x):
+    held = (v for v in x[7])   # f raises here, whatever follows
+    if x[0] > 0:
+        return x[0] * 2.0
+    return sum(held)
+
+
+def a_change_in_between(x):
+    xs = [x[0], x[1]]
+    held = (v ** 2 for v in xs)
+    xs.append(x[2])   # the iterator reads the list as it runs: the append counts, but srcad does not move past it
+    return sum(held)
+
+
 @pytest.mark.parametrize("f", [first_iterable_reassigned, consumed_twice, consumed_sometimes,
-                               consumed_in_a_nested_loop, reassigned])
+                               consumed_in_a_nested_loop, reassigned, copy_then_append, length_then_append,
+                               product_then_store, entry_then_replaced, random_draws, a_change_in_between])
 def test_generators_that_could_change_are_refused(f):
     f(X)   # runs in Python
     for mode in ("reverse", "forward"):
         with pytest.raises(srcad.UnsupportedSyntaxError) as raised:
             srcad.source(f, mode=mode)
         assert "test_held_generators.py:" in str(raised.value) and "list comprehension" in str(raised.value)
+
+
+def test_a_generator_whose_first_iterable_raises_is_refused_not_moved():
+    with pytest.raises(IndexError):
+        raises_before_an_early_return(X)
+    for mode in ("reverse", "forward"):
+        with pytest.raises(srcad.UnsupportedSyntaxError):
+            srcad.source(raises_before_an_early_return, mode=mode)

@@ -65,3 +65,41 @@ def test_the_fifth_derivative_through_a_join():
         previous = derivatives[order - 1]
         expected = (previous(s + step) - previous(s - step)) / (2 * step)
         np.testing.assert_allclose(derivatives[order](s), expected, rtol=2e-5, err_msg=f"order {order}")
+
+
+def list_copy(x):
+    xs = [x[0], x[1], x[2]]
+    ys = xs[:]
+    return ys[0] ** 2 + xs[1]
+
+
+def list_tail_then_pop(x):
+    xs = [x[0], x[1], x[2]]
+    ys = xs[1:]
+    return xs.pop() + ys[0] ** 2
+
+
+def list_copy_then_pop(x):
+    xs = [x[0], x[1], x[2]]
+    ys = xs[:]
+    return xs.pop() + ys[0] ** 2 * ys[2]
+
+
+def array_stencil(u, alpha):
+    for _ in range(3):   # slices of an array: their adjoints are stored with `+=`
+        u = np.concatenate((u[:1], u[1:-1] + alpha * (u[2:] - 2.0 * u[1:-1] + u[:-2]), u[-1:]))
+    return np.sum(u * u)
+
+
+@pytest.mark.parametrize("f", [list_copy, list_tail_then_pop, list_copy_then_pop])
+def test_a_slice_of_a_list_gives_its_adjoint_item_by_item(f):
+    """``ys = xs[1:]`` of a list: the adjoint of ``xs`` gathers that of ``ys`` item by item.  Before, the
+    reverse sweep wrote ``dxs[1:] += dys``, which for lists puts the items of ``dys`` in as well: the
+    gradient of ``list_copy`` was [0, 1, 0] instead of [2x0, 1, 0]."""
+    check_both_modes(f, (X[:3],))
+
+
+def test_slices_of_an_array_keep_their_store():
+    check_both_modes(array_stencil, (np.linspace(0.0, 1.0, 6), 0.2), wrt=(0, 1))
+    source = srcad.source(array_stencil, wrt=(0, 1))
+    assert "= add_at(" not in source and "du[-1:] += " in source

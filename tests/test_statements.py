@@ -1027,7 +1027,7 @@ def u_return_inside_with(x):
 
 def u_kept_generator(x):
     squares = (v * v for v in x)
-    return sum(squares)
+    return sum(squares) + max(squares)   # consumed twice: max gets nothing
 
 
 def u_sorted_key(x):

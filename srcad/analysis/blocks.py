@@ -258,7 +258,8 @@ def _numeric_function(function) -> bool:
 def array_names(stmts) -> Set[str]:
     """Names used as arrays or numbers, never as lists: operands of arithmetic (``+`` and ``*``
     only beside a float or a known array: they also join and repeat lists), of NumPy and math
-    functions, or indexed by a tuple; never a name the code tests with ``isinstance``."""
+    functions, or indexed by a tuple, and the names such a value is a slice of (``part = u[1:]``);
+    never a name the code tests with ``isinstance``."""
     names, joins = set(), []
     for stmt in syntax.iter_statements(list(stmts)):
         for node in syntax.walk(stmt):
@@ -281,6 +282,11 @@ def array_names(stmts) -> Set[str]:
         return (isinstance(node, gast.Constant) and isinstance(node.value, float)) or (
             isinstance(node, gast.Name) and node.id in names)
 
+    # ``part = u[1:]``: a slice of a list is a list, so where ``part`` is an array or a number, ``u`` is no list
+    sliced = [(stmt.targets[0].id, stmt.value.value.id) for stmt in syntax.iter_statements(list(stmts))
+              if isinstance(stmt, gast.Assign) and isinstance(stmt.targets[0], gast.Name)
+              and isinstance(stmt.value, gast.Subscript) and isinstance(stmt.value.value, gast.Name)
+              and isinstance(stmt.value.slice, gast.Slice)]
     grown = True
     while grown:
         grown = False
@@ -289,6 +295,10 @@ def array_names(stmts) -> Set[str]:
                 if numeric(one) and isinstance(other, gast.Name) and other.id not in names:
                     names.add(other.id)
                     grown = True
+        for part, base in sliced:
+            if part in names and base not in names:
+                names.add(base)
+                grown = True
     return names - _type_tested(stmts)
 
 

@@ -260,9 +260,10 @@ class AdjointState:
         statements += self._make_owned(name)
         if name in self.placeholders:   # still 0.0 if nothing was added yet: an array before storing into it
             statements.append(syntax.assign(adjoint, self._filled(name)))
-        # ``dxs[i] += dv`` would concatenate if the entry is a list: a plain index into what may be a
-        # list or dict, adding the adjoint of an entry (itself maybe a container), goes through add_at
-        entry = (isinstance(index, gast.AST) and not isinstance(index, (gast.Tuple, gast.Slice))
+        # ``dxs[i] += dv`` would concatenate if the entry is a list, and ``dxs[1:] += dys`` if the adjoint is:
+        # a plain index or a slice into what may be a list or dict, adding the adjoint of an entry or of a
+        # slice (itself maybe a container), goes through add_at
+        entry = (isinstance(index, gast.AST) and not isinstance(index, gast.Tuple)
                  and self._alias_of_sequence(name, value))
         if not entry and (constant_index(index, self.int_names) or not isinstance(index, gast.AST)):
             index, value = without_new_axes(index, value)

@@ -21,19 +21,30 @@ conditionally or after a read of ``y`` in the same expression (inside
 ``and``/``or`` after their first operand, an ``... if ... else ...``, a
 lambda), which moving it first would change.
 
+Whatever Python evaluates before a lowered comprehension in the same
+statement and that could give another value once the comprehension has run
+first, or that could change what it reads, is bound to a name first, in
+Python's order (``bind_earlier_operands``): ``xs.pop() + sum([v for v in
+xs])`` pops before the loop runs, as in Python.
+
 Example: ``return np.sum([v * 3 for v in a])`` becomes ``items = []``, ``for
 v_2 in a: items.append(v_2 * 3)``, ``return np.sum(items)``; ``if (n :=
 len(x)) > 2:`` becomes ``n = len(x)`` then ``if n > 2:``.
 """
 from __future__ import annotations
 
-from typing import List
+import functools
+from typing import List, Optional
 
 import gast
+import numpy as np
 
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
+from ..frontend.naming import describe
+from ..frontend.syntax import annotation
 from ..analysis.blocks import hoist_from_expressions
+from ..analysis.mutation import MUTATING_METHODS
 
 _NESTED_BODIES = ("body", "orelse", "finalbody")
 
@@ -68,10 +79,134 @@ def lower_comprehensions(unit, block) -> List:
     for stmt in block:
         _lower_nested(unit, stmt, lower_comprehensions)
         before = []
+        for part in own_expressions(stmt):
+            for node in _outermost(part, lambda node: isinstance(node, gast.ListComp)):
+                before += lower_comprehensions(unit, bind_earlier_operands(unit, stmt, node))
         stmt = _own_expressions(stmt, _ComprehensionLowering(unit, before), before,
                                 lambda test: _refuse_in_while_test(unit, test, gast.ListComp, "a comprehension"))
         result += before + [stmt]
     return result
+
+
+def own_expressions(stmt) -> List:
+    """The expressions ``stmt`` evaluates once, before anything else it does (not its blocks, not a ``while``
+    test, which runs again and again)."""
+    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
+        return [stmt.value] if stmt.value is not None else []
+    if isinstance(stmt, gast.If):
+        return [stmt.test]
+    if isinstance(stmt, gast.For):
+        return [stmt.iter]
+    return []
+
+
+def _outermost(root, wanted) -> List:
+    """The nodes below ``root`` for which ``wanted`` holds, none inside another or inside a lambda."""
+    found = []
+
+    def visit(node):
+        if wanted(node):
+            found.append(node)
+        elif not isinstance(node, gast.Lambda):
+            for child in gast.iter_child_nodes(node):
+                visit(child)
+    visit(root)
+    return found
+
+
+def bind_earlier_operands(unit, stmt, node) -> List:
+    """The assignments that bind to new names the operands of ``stmt`` Python evaluates before ``node``, each
+    replaced by its name, when ``node``'s work is to run before the statement and that would change what
+    one of them gives or does: when ``node`` or one of them calls something that may change state (a method
+    such as ``pop``, the user's function, ``np.random``), every operand before ``node`` that is more than a
+    constant or a name is bound, in Python's order.  Nothing is bound through ``and``/``or`` or a
+    conditional expression (their operands may not run).  The caller lowers what the assignments hold."""
+    path = _path_to(stmt, node)
+    if path is None:
+        return []
+    earlier = []   # (holder, field, position or None, operand), in the order Python evaluates them
+    for parent, child in zip(path, path[1:]):
+        if isinstance(parent, (gast.BoolOp, gast.IfExp, gast.Lambda)):
+            return []
+        for field, value in gast.iter_fields(parent):
+            items = value if isinstance(value, list) else [value]
+            for position, item in enumerate(items):
+                if item is child:
+                    break
+                if isinstance(item, gast.expr) and not isinstance(item, (gast.Constant, gast.Name)) \
+                        and not (isinstance(parent, gast.Call) and field == "func"):   # a callee stays in place
+                    earlier.append((parent, field, position if isinstance(value, list) else None, item))
+            else:
+                continue
+            break
+    if not (may_change_state(node) or any(may_change_state(item) for *_, item in earlier)):
+        return []
+    bound = []
+    for parent, field, position, item in earlier:
+        name = unit.namer.fresh(describe(item))
+        bound.append(syntax.set_location(syntax.assign(name, item), getattr(stmt, "lineno", None)))
+        if position is None:
+            setattr(parent, field, syntax.name(name))
+        else:
+            getattr(parent, field)[position] = syntax.name(name)
+    return bound
+
+
+def _path_to(root, node) -> Optional[List]:
+    """The nodes from ``root`` down to ``node``, both included; None when ``node`` is not below ``root``."""
+    if root is node:
+        return [root]
+    for child in gast.iter_child_nodes(root):
+        path = _path_to(child, node)
+        if path is not None:
+            return [root] + path
+    return None
+
+
+def may_change_state(node) -> bool:
+    """Whether evaluating ``node`` may change what other code reads: a call other than of NumPy (not
+    ``np.random``), ``math``, ``operator`` or a builtin that changes nothing, or a method that changes its
+    object (``pop``, ``append``, ``sort``...); ``functools.partial`` makes an object and changes nothing,
+    ``functools.reduce`` changes what its function does."""
+    for part in syntax.walk(node):
+        if isinstance(part, gast.Call):
+            function = annotation(part.func, "ref")
+            if function is None:
+                if not (isinstance(part.func, gast.Attribute) and part.func.attr not in MUTATING_METHODS):
+                    return True
+            elif function is functools.reduce:
+                if not (part.args and pure_function(part.args[0])):
+                    return True
+            elif function is not functools.partial and not _pure(function):
+                return True
+    return False
+
+
+def pure_function(node) -> bool:
+    """Whether the function expression ``node`` changes nothing when called: a NumPy (not ``np.random``),
+    ``math`` or ``operator`` function or a builtin that changes nothing, named or in a ``functools.partial``
+    of such arguments, or a lambda whose body calls only such functions."""
+    if isinstance(node, gast.Lambda):
+        return not may_change_state(node.body)
+    if isinstance(node, gast.Call) and annotation(node.func, "ref") is functools.partial and node.args:
+        return pure_function(node.args[0]) and not any(may_change_state(part) for part in node.args[1:]
+                                                       + [keyword.value for keyword in node.keywords])
+    function = annotation(node, "ref")
+    return function is not None and _pure(function)
+
+
+def _pure(function) -> bool:
+    """Whether calling ``function`` changes nothing another expression reads."""
+    if isinstance(function, np.ufunc) or function in _PURE_BUILTINS:
+        return True
+    module = getattr(function, "__module__", None) or ""
+    return (module == "numpy" or module.startswith("numpy.")) and not module.startswith("numpy.random") \
+        or module in ("math", "_operator", "operator")
+
+
+_PURE_BUILTINS = frozenset({abs, len, range, min, max, sum, float, int, bool, round, pow, divmod, isinstance, zip,
+                            enumerate, reversed, sorted, list, tuple, dict, set, frozenset, any, all, complex, str,
+                            map, filter})
 
 
 def _refuse_in_while_test(unit, test, kind, what):

@@ -11,9 +11,14 @@ stands in the consumer's argument, which ``iteration`` then makes a list
 comprehension.  A generator computes its items when it is consumed, reading
 its names then, so the one that stands at the consumer computes the same
 items; only its first iterable is evaluated where the generator is made, so
-the move is made only when that iterable is names, constants and calls of
-``range``, ``len``, ``zip``, ``enumerate``, ``reversed`` or NumPy, and no
-statement in between assigns a name it reads.  The path from the consuming
+the move is made only when that iterable is a name (its iterator reads the
+list, array or dict as it runs) or ``range`` of names and constants, and the
+statements in between neither read nor assign those names, call nothing
+that may change state (``comprehensions.may_change_state``: a method such
+as ``append``, the user's functions, ``np.random``) and cannot leave the
+block (``return``, ``raise``, ``break``, ``continue``); or, for any other
+first iterable (``range(len(x))``, ``x[1:]``), when the consuming statement
+is the next one and neither it nor the iterable may change state.  The path from the consuming
 statement to the consumer must not go through ``and``/``or``, a conditional
 expression, a lambda or a comprehension (which would consume it sometimes or
 more than once).  Anything else is left as it is, for ``iteration`` to refuse
@@ -30,13 +35,12 @@ import math
 from typing import List, Optional
 
 import gast
-import numpy as np
 
 from ..frontend import syntax
+from .comprehensions import may_change_state
 
 _EAGER = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
           builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, math.fsum)
-_ITERABLE_CALLS = (builtins.range, builtins.len, builtins.zip, builtins.enumerate, builtins.reversed)
 _OPAQUE = (gast.IfExp, gast.BoolOp, gast.Lambda, gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)
 
 
@@ -86,11 +90,15 @@ def _moved(definition, block: List, index: int) -> bool:
         return False
     consumer = _consumer(block[later], uses[0])
     first = stmt.value.generators[0].iter
-    if consumer is None or not _plain_iterable(first):
+    if consumer is None:
         return False
     read = {node.id for node in syntax.walk(first) if isinstance(node, gast.Name)}
-    if any(read & syntax.stored_names(between) for between in block[index + 1:later + 1]):
-        return False
+    if _plain_iterable(first):
+        if not all(_passes_by(between, read) for between in block[index + 1:later]) \
+                or read & syntax.stored_names(block[later]):
+            return False
+    elif not (later == index + 1 and not may_change_state(first) and not may_change_state(block[later])):
+        return False   # a copy or a length taken where the generator is made: only nothing in between keeps it
     consumer.args = [stmt.value if argument is uses[0] else argument for argument in consumer.args]
     return True
 
@@ -133,16 +141,21 @@ def _own_expressions(stmt) -> List:
 
 
 def _plain_iterable(node) -> bool:
-    """Whether evaluating ``node`` later gives what it gave earlier when no name it reads is assigned in between:
-    names, constants, attributes, subscripts, arithmetic, and calls of ``range``, ``len``, ``zip``,
-    ``enumerate``, ``reversed`` and NumPy functions."""
-    for part in syntax.walk(node):
-        if isinstance(part, gast.Call):
-            function = syntax.annotation(part.func, "ref")
-            numpy_function = getattr(function, "__module__", None) or ""
-            if not (function in _ITERABLE_CALLS or numpy_function.startswith("numpy")
-                    or isinstance(function, np.ufunc)):
-                return False
-        elif isinstance(part, (gast.NamedExpr, gast.Await, gast.Yield, gast.YieldFrom) + _OPAQUE):
+    """Whether ``node`` iterates over what it names when it is iterated, not over a copy made where the
+    generator is made: a name (a list, an array, a dict: the iterator reads it as it runs), or ``range`` of
+    names and constants (numbers, which nothing changes in place)."""
+    if isinstance(node, gast.Name):
+        return True
+    return isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is builtins.range \
+        and not node.keywords and all(isinstance(arg, (gast.Name, gast.Constant)) for arg in node.args)
+
+
+def _passes_by(stmt, names) -> bool:
+    """Whether ``stmt`` neither reads nor changes ``names``, changes nothing else anything may read (no call
+    that may change state), and cannot leave the block (no ``return``, ``raise``, ``break``, ``continue``)."""
+    for node in syntax.walk(stmt):
+        if isinstance(node, gast.Name) and node.id in names:
             return False
-    return True
+        if isinstance(node, (gast.Return, gast.Raise, gast.Break, gast.Continue, gast.Yield, gast.Try)):
+            return False
+    return not may_change_state(stmt)

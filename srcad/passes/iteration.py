@@ -59,7 +59,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..frontend.syntax import annotation
 from . import Transformation
-from .comprehensions import lower_assignment_expressions, lower_comprehensions
+from .comprehensions import lower_assignment_expressions, lower_comprehensions, pure_function
 from .held_generators import inline_held_generators
 from .list_inserts import rewrite_list_inserts
 from ..runtime.containers import sequence_length
@@ -145,6 +145,12 @@ class _Rewriter(gast.NodeTransformer):
     def visit_Call(self, node):
         function = _ref(node)
         if function is functools.reduce and len(node.args) >= 2:   # its items, consumed whole (itertools_loops)
+            items = node.args[1]
+            if (isinstance(items, gast.GeneratorExp) or _ref(items) in _LAZY) and not pure_function(node.args[0]):
+                raise self.unit.error(node, UnsupportedSyntaxError, "`functools.reduce` of a function that may "
+                                      "change state, over items made one by one as it runs",
+                                      "make the list of items first: `items = [...]`, then "
+                                      "`functools.reduce(fn, items)`")
             self.consumed.add(id(node.args[1]))
             self.generic_visit(node)
             node.args[1] = self._as_list(node.args[1], lazy_ok=True)

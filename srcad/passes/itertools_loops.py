@@ -25,7 +25,11 @@ loop goes over the positions from 1.  ``fn`` other than a name or a dotted
 name (a lambda) is bound to a name first; of ``functools.partial(g, a,
 k=v)`` the loop calls ``g(a, total, item, k=v)``, ``a`` and ``v`` bound to
 names first unless they are names or constants.  The
-arguments are evaluated once, in order.  Any other call of an ``itertools``
+arguments are evaluated once, in order, and what Python evaluates before the
+call in the statement is bound to names first where the loop running first
+would change it (``comprehensions.bind_earlier_operands``); with an initial
+value that may change state (``xs.pop()``) and lazy items (``map``,
+``reversed``...), which Python makes before it, the call is refused.  Any other call of an ``itertools``
 function, or of ``functools.reduce``, raises ``UnsupportedSyntaxError``
 naming it and the loop to write.  Returns whether anything changed.
 
@@ -48,6 +52,7 @@ import gast
 from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..runtime.containers import check_reduce_items
+from .comprehensions import bind_earlier_operands, may_change_state
 from .numpy_forms import callee
 from . import Transformation
 
@@ -66,9 +71,10 @@ class ItertoolsLoops(Transformation):
             function = syntax.annotation(node.func, "ref") if isinstance(node, gast.Call) else None
             if function is functools.reduce:
                 raise unit.error(node, UnsupportedSyntaxError, "`functools.reduce(...)` evaluated only sometimes "
-                                 "(under `and`/`or`, `a if c else b`, a `while` test, a lambda) or with `*` arguments",
-                                 "assign it on a line of its own first: `total = functools.reduce(fn, items)`, "
-                                 "then use `total`")
+                                 "(under `and`/`or`, `a if c else b`, a `while` test, a lambda), with `*` arguments, "
+                                 "or with items made lazily (`map`, `reversed`...) and an initial value that changes "
+                                 "state", "assign its arguments and then it on lines of their own first: "
+                                 "`start = ...`, `total = functools.reduce(fn, items, start)`, then use `total`")
             if getattr(function, "__module__", None) == "itertools" or type(function).__module__ == "itertools":
                 raise unit.error(node, UnsupportedSyntaxError, f"`itertools.{function.__name__}(...)` is not supported here",
                                  "srcad writes out `itertools.product(...)` and `itertools.combinations(xs, 2)` "
@@ -78,6 +84,9 @@ class ItertoolsLoops(Transformation):
 
     def _statement(self, stmt) -> List:
         statements = self._reductions(stmt)
+        if statements and isinstance(stmt, gast.Assign) and isinstance(stmt.value, gast.Name) and len(stmt.targets) == 1 \
+                and isinstance(stmt.targets[0], gast.Name) and stmt.targets[0].id == stmt.value.id:
+            return [syntax.set_location(new, getattr(stmt, "lineno", None)) for new in statements]   # `t = t`
         built = self._listed(stmt.iter) if isinstance(stmt, gast.For) else None
         if built is not None:
             statements += built[0]
@@ -107,13 +116,16 @@ class ItertoolsLoops(Transformation):
                     setattr(node, name, [visit(item) if isinstance(item, gast.AST) else item for item in value])
             if isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") is functools.reduce \
                     and len(node.args) in (2, 3) and not node.keywords \
-                    and not any(isinstance(arg, gast.Starred) for arg in node.args):
-                return self._reduction(node, statements)
+                    and not any(isinstance(arg, gast.Starred) for arg in node.args) \
+                    and not (len(node.args) == 3 and _lazy(node.args[1]) and may_change_state(node.args[2])):
+                for bound in bind_earlier_operands(self.unit, stmt, node):   # what Python evaluates first
+                    statements.extend(self._reductions(bound) + [bound])
+                return self._reduction(node, statements, _accumulator(stmt, node))
             return node
         setattr(stmt, field, visit(getattr(stmt, field)))
         return statements
 
-    def _reduction(self, call, statements: List):
+    def _reduction(self, call, statements: List, accumulator: Optional[str] = None):
         """Append to ``statements`` the loop ``call`` (``functools.reduce``) runs; the name of its result."""
         function, items = call.args[0], call.args[1]
         if _partial(function):   # partial(g, a, k=v): g(a, total, item, k=v), its arguments evaluated once
@@ -131,10 +143,10 @@ class ItertoolsLoops(Transformation):
             name = self.unit.namer.fresh("fn")
             statements.append(syntax.assign(name, function))
             function = syntax.name(name)
-        total = self.unit.namer.fresh("total")
+        total = accumulator or self.unit.namer.fresh("total")
         if len(call.args) == 3:   # items evaluated before the initial value, as the call's arguments are
             item = self.unit.namer.fresh("item")
-            if not (isinstance(items, gast.Name) or syntax.annotation(getattr(items, "func", items), "ref") in _LAZY):
+            if not (isinstance(items, gast.Name) or _lazy(items)):
                 pool = self.unit.namer.fresh("pool")
                 statements.append(syntax.assign(pool, items))
                 items = syntax.name(pool)
@@ -218,6 +230,21 @@ class ItertoolsLoops(Transformation):
 
 
 _LAZY = (builtins.map, builtins.filter, builtins.zip, builtins.enumerate, builtins.reversed)   # iterated where made
+
+
+def _accumulator(stmt, call) -> Optional[str]:
+    """The name ``stmt`` assigns ``call`` to (``product = functools.reduce(...)``), which the loop can carry its
+    value in, when the call does not read that name; else None (a new name)."""
+    if isinstance(stmt, gast.Assign) and stmt.value is call and len(stmt.targets) == 1 \
+            and isinstance(stmt.targets[0], gast.Name) \
+            and not any(isinstance(node, gast.Name) and node.id == stmt.targets[0].id for node in syntax.walk(call)):
+        return stmt.targets[0].id
+    return None
+
+
+def _lazy(node) -> bool:
+    """Whether ``node`` is a call of ``map``, ``filter``, ``zip``, ``enumerate`` or ``reversed``."""
+    return isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") in _LAZY
 
 
 def _plain_reference(node) -> bool:

@@ -27,6 +27,6 @@ def dunpack_reassign(x, dout=1.0):
     d_b_2 = unbroadcast(a_2 * d_x_2, b_2)
     # a, b = x[0], x[1:]
     dx = zeros_like(x)
-    dx[1:] += d_a_2
+    dx = add_at(dx, slice(1, None, None), d_a_2)
     dx = add_at(dx, 0, d_b_2)
     return dx
