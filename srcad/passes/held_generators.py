@@ -37,7 +37,7 @@ from typing import List, Optional
 import gast
 
 from ..frontend import syntax
-from .comprehensions import may_change_state
+from .comprehensions import may_change_state, own_expressions
 
 _EAGER = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
           builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, math.fsum)
@@ -116,7 +116,7 @@ def _consumer(stmt, use) -> Optional[gast.Call]:
             return
         for child in gast.iter_child_nodes(node):
             visit(child, node)
-    for part in _own_expressions(stmt):
+    for part in own_expressions(stmt):
         visit(part, None)
     if len(found) != 1 or not isinstance(found[0], gast.Call):
         return None
@@ -127,17 +127,6 @@ def _consumer(stmt, use) -> Optional[gast.Call]:
     if function is functools.reduce and len(call.args) >= 2 and call.args[1] is use:
         return call
     return None
-
-
-def _own_expressions(stmt) -> List:
-    """The expressions ``stmt`` itself evaluates once (not its nested blocks, not a ``while`` test)."""
-    if isinstance(stmt, (gast.Assign, gast.AugAssign, gast.Expr, gast.Return)):
-        return [stmt.value] if stmt.value is not None else []
-    if isinstance(stmt, gast.If):
-        return [stmt.test]
-    if isinstance(stmt, gast.For):
-        return [stmt.iter]
-    return []
 
 
 def _plain_iterable(node) -> bool:
