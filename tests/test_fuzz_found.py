@@ -175,6 +175,15 @@ def f(s):
     t0[1, 2] = np.maximum(s, (t0[::-1]).sum())
     return np.tanh((t0[::-1] + (s + t0[1])))
 """),
+    # seed 2209541 (start 2205000): reverse mode added a complex adjoint into the real adjoint of `z15`:
+    # `complex_values` took the comparison `np.real(np.exp(1j * z15[0])) > t9` for a complex value (it holds
+    # `1j`), so the `np.where` it chooses by, and then `z15`, "may be complex" (a comparison gives booleans).
+    ("a_comparison_of_real_parts_is_real", "M", [2209541], """def f(y):
+    t9 = y[1, 2] * 1.0
+    z15 = np.zeros(3)
+    z15[2] = np.where(np.real(np.exp(1j * z15[0])) > t9, np.real(np.exp(1j * z15[0])), t9)
+    return y[1] + np.sum(np.real(np.exp(1j * z15[:2])) * np.exp(np.tanh(np.real(np.exp(1j * z15[:2])))))
+"""),
 ]
 
 

@@ -110,8 +110,11 @@ def complex_sources(value):
 
 def _real_result(value, real_items=None) -> bool:
     """Whether ``value`` is real whatever its arguments: ``z.real``, ``np.abs(z)``, the eigenvalues
-    ``t[0]`` of ``t = np.linalg.eigh(a)`` (``real_items``: name -> the positions of its real items)."""
+    ``t[0]`` of ``t = np.linalg.eigh(a)`` (``real_items``: name -> the positions of its real items), a
+    comparison or a ``not`` (booleans: ``np.real(z) > t`` is no complex value, nor what ``np.where`` picks by it)."""
     if isinstance(value, gast.Attribute) and value.attr in ("real", "imag"):
+        return True
+    if isinstance(value, gast.Compare) or isinstance(value, gast.UnaryOp) and isinstance(value.op, gast.Not):
         return True
     if isinstance(value, gast.Subscript) and isinstance(value.value, gast.Name) and isinstance(value.slice, gast.Constant):
         return value.slice.value in (real_items or {}).get(value.value.id, ())
