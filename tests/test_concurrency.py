@@ -139,12 +139,16 @@ def test_eight_processes_share_one_cache_directory(tmp_path):
     assert len(set(outputs)) == 1   # the same answers, bit for bit
     files = sorted(path.name for path in directory.iterdir())
     assert [name for name in files if name.startswith(".tmp-")] == []   # no temporary file left behind
-    assert len(files) == 3 and len({name.rsplit("_", 1)[0] for name in files}) == 3, files
+    derivatives = [name for name in files if name.endswith(".py")]   # and the digest of srcad's own code
+    assert len(derivatives) == 3 and len({name.rsplit("_", 1)[0] for name in derivatives}) == 3, files
+    assert [name for name in files if not name.endswith(".py")] == [
+        name for name in files if name.startswith("srcad_own_code_") and name.endswith(".digest")], files
+    assert len(files) == 4, files
     for path in directory.iterdir():   # each one complete: its key line carries the digest of the rest
         text = path.read_text()
         key = text.partition("\n")[0].split()[2]
         assert cache.file_text(key, text.partition("\n")[2]) == text
-        assert path.name.endswith(f"_{key[:24]}.py")
+        assert path.name.endswith((f"_{key[:24]}.py", f"_{key[:24]}.digest"))
     gradient, (gx, gy), tangent = (np.array(r) for r in eval(outputs[0]))
     _assert_fd(pf.loss, (X,), 0, gradient)
     _assert_fd(pf.weighted, (X, Y), 1, gy)

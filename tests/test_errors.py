@@ -82,7 +82,7 @@ class Recorder:
 
 def comprehension(x):
     squares = (v * 2.0 for v in x)
-    return np.sum(np.array(list(squares)))
+    return np.sum(np.array(list(squares))) + max(squares)   # consumed twice: max gets nothing
 
 
 def nested_def(x):
