@@ -66,9 +66,9 @@ from ..runtime.containers import sequence_length
 from .loops import dict_view, positional, unordered
 from .numpy_forms import callee
 
-_LAZY = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.map, builtins.filter)
+LAZY_CALLS = (builtins.zip, builtins.enumerate, builtins.reversed, builtins.map, builtins.filter)
 _CONSUMERS = (builtins.sum, builtins.min, builtins.max, builtins.any, builtins.all, builtins.sorted, builtins.list,
-              builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, math.fsum) + _LAZY
+              builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, math.fsum) + LAZY_CALLS
 _BUILDERS = (builtins.list, builtins.tuple, builtins.set, builtins.frozenset, builtins.dict, builtins.sorted)
 
 
@@ -146,7 +146,7 @@ class _Rewriter(gast.NodeTransformer):
         function = _ref(node)
         if function is functools.reduce and len(node.args) >= 2:   # its items, consumed whole (itertools_loops)
             items = node.args[1]
-            if (isinstance(items, gast.GeneratorExp) or _ref(items) in _LAZY) and not pure_function(node.args[0]):
+            if (isinstance(items, gast.GeneratorExp) or _ref(items) in LAZY_CALLS) and not pure_function(node.args[0]):
                 raise self.unit.error(node, UnsupportedSyntaxError, "`functools.reduce` of a function that may "
                                       "change state, over items made one by one as it runs",
                                       "make the list of items first: `items = [...]`, then "
@@ -168,7 +168,7 @@ class _Rewriter(gast.NodeTransformer):
             for argument in consumed:
                 self.consumed.add(id(argument))
         self.generic_visit(node)
-        if function in _LAZY and id(node) not in self.consumed:
+        if function in LAZY_CALLS and id(node) not in self.consumed:
             raise self.unit.error(node, UnsupportedSyntaxError,
                                   f"a {function.__name__} object kept or passed on (it is made lazily, used once)",
                                   f"iterate over `{function.__name__}(...)` where you make it, or make a list: "
@@ -213,7 +213,7 @@ class _Rewriter(gast.NodeTransformer):
     def _consumer(self, node, function):
         if function in (builtins.map, builtins.filter) and id(node) in self.consumed:
             return node   # a loop or another consumer iterates over it
-        if function in _LAZY:   # zip(gen, xs): its generators become lists; a loop reads the rest by position
+        if function in LAZY_CALLS:   # zip(gen, xs): its generators become lists; a loop reads the rest by position
             first = 1 if function in (builtins.map, builtins.filter) else 0
             node.args[first:] = [self._as_list(a, lazy_ok=True) for a in node.args[first:]]
             return node
@@ -240,7 +240,7 @@ class _Rewriter(gast.NodeTransformer):
             pair = gast.Tuple(elts=[syntax.name(key), value], ctx=gast.Load())
             node.args[0] = self._comprehension(pair, syntax.store(key), first, [])
             return node
-        needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in _LAZY \
+        needs_list = function in _BUILDERS or isinstance(first, gast.GeneratorExp) or _ref(first) in LAZY_CALLS \
             or dict_view(first)
         if function is builtins.sorted and isinstance(first, gast.Name) and positional(first, self.unit.tree.body):
             return node   # a list or array made in f: sorted makes the new list itself, no copy first
@@ -263,7 +263,7 @@ class _Rewriter(gast.NodeTransformer):
         if dict_view(node):   # sum(d.values()): the items, listed where they are consumed
             self.changed = True
             return self._each(node, lambda item: item)
-        if (function in _LAZY or copy) and function is not builtins.range:
+        if (function in LAZY_CALLS or copy) and function is not builtins.range:
             return self._each(node, lambda item: item)
         return node
 

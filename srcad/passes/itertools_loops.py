@@ -53,6 +53,7 @@ from ..errors import UnsupportedSyntaxError
 from ..frontend import syntax
 from ..runtime.containers import check_reduce_items
 from .comprehensions import bind_earlier_operands, may_change_state
+from .iteration import LAZY_CALLS
 from .numpy_forms import callee
 from . import Transformation
 
@@ -229,7 +230,6 @@ class ItertoolsLoops(Transformation):
         return statements + body, items
 
 
-_LAZY = (builtins.map, builtins.filter, builtins.zip, builtins.enumerate, builtins.reversed)   # iterated where made
 
 
 def _accumulator(stmt, call) -> Optional[str]:
@@ -244,7 +244,7 @@ def _accumulator(stmt, call) -> Optional[str]:
 
 def _lazy(node) -> bool:
     """Whether ``node`` is a call of ``map``, ``filter``, ``zip``, ``enumerate`` or ``reversed``."""
-    return isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") in _LAZY
+    return isinstance(node, gast.Call) and syntax.annotation(node.func, "ref") in LAZY_CALLS
 
 
 def _plain_reference(node) -> bool:
